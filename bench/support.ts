@@ -1,0 +1,175 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { request } from 'undici';
+import { freePort } from '../src/ops/embedded-redis.js';
+
+export const ROOT = fileURLToPath(new URL('..', import.meta.url));
+
+export interface BridgeChild {
+  child: ChildProcess;
+  url: string;
+  /** Peak resident memory (VmHWM) of the bridge process so far, in MB. */
+  peakRssMb(): number;
+  stop(): Promise<void>;
+}
+
+/** Starts `scim-bridge <role>` (compiled) in its own process and waits until /healthz answers. */
+export async function startBridgeProcess(env: Record<string, string>, role = 'all'): Promise<BridgeChild> {
+  const port = await freePort();
+  // BENCH_NODE_ARGS, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof", profiles the bridge.
+  const nodeArgs = (process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean);
+  const child = spawn(process.execPath, [...nodeArgs, 'bin/scim-bridge.js', role], {
+    cwd: ROOT,
+    env: {
+      ...process.env,
+      HOST: '127.0.0.1',
+      LOG_LEVEL: 'warn',
+      SYNC_SCHEDULE: '',
+      ...env,
+      PORT: String(port),
+    },
+    stdio: ['ignore', 'inherit', 'inherit'],
+  });
+  const url = `http://127.0.0.1:${port}`;
+  let exited = false;
+  child.once('exit', () => (exited = true));
+  for (;;) {
+    if (exited) throw new Error(`the bridge exited with ${child.exitCode}`);
+    const up = await request(`${url}/healthz`).then(
+      (r) => r.body.text().then(() => r.statusCode === 200),
+      () => false,
+    );
+    if (up) break;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  return {
+    child,
+    url,
+    peakRssMb: () => {
+      const status = readFileSync(`/proc/${child.pid}/status`, 'utf8');
+      const kb = Number(/VmHWM:\s+(\d+)/.exec(status)?.[1] ?? 0);
+      return Math.round(kb / 1024);
+    },
+    stop: () =>
+      new Promise((resolve) => {
+        child.once('exit', () => resolve());
+        child.kill('SIGTERM');
+      }),
+  };
+}
+
+export async function adminCall<T>(
+  url: string,
+  token: string,
+  method: 'GET' | 'POST',
+  path: string,
+  body?: unknown,
+): Promise<T> {
+  const response = await request(`${url}${path}`, {
+    method,
+    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const text = await response.body.text();
+  if (response.statusCode >= 400) throw new Error(`${method} ${path}: ${response.statusCode} ${text}`);
+  return JSON.parse(text) as T;
+}
+
+export interface SyncResult {
+  state: string;
+  plan: Record<string, unknown>;
+  summary: {
+    requests: Record<string, number>;
+    durationMs: number;
+    phasesMs?: Record<string, number>;
+    created: number;
+    updated: number;
+    failed: number;
+  };
+}
+
+/** Starts a full sync through the admin API and waits for it to end. */
+export async function runSync(url: string, token: string, body: unknown = {}): Promise<SyncResult> {
+  const { jobId } = await adminCall<{ jobId: string }>(url, token, 'POST', '/admin/sync', body);
+  for (;;) {
+    const record = await adminCall<SyncResult>(url, token, 'GET', `/admin/sync/${jobId}`);
+    if (['completed', 'failed', 'awaiting-approval'].includes(record.state)) return record;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+export function table(rows: [string, string | number][]): string {
+  const width = Math.max(...rows.map(([k]) => k.length));
+  return rows.map(([k, v]) => `  ${k.padEnd(width)}  ${v}`).join('\n');
+}
+
+export interface TargetChild {
+  url: string;
+  stats(): Promise<{ byRoute: Record<string, number>; byMethod: Record<string, number>; total: number }>;
+  stop(): Promise<void>;
+}
+
+/** Runs the reference target (compiled) in a process of its own, as a real platform would be. */
+export async function startTargetProcess(token: string, args: string[]): Promise<TargetChild> {
+  const port = await freePort();
+  const child = spawn(
+    process.execPath,
+    ['bin/scim-bridge.js', 'reference-target', '--port', String(port), '--token', token, ...args],
+    {
+      cwd: ROOT,
+      stdio: ['ignore', 'ignore', 'inherit'],
+    },
+  );
+  const url = `http://127.0.0.1:${port}`;
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`the reference target exited with ${child.exitCode}`);
+    const up = await request(`${url}/__control/health`).then(
+      (r) => r.body.text().then(() => r.statusCode === 200),
+      () => false,
+    );
+    if (up) break;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  return {
+    url,
+    stats: () => adminCall(`${url}/__control`, token, 'GET', '/stats?requests=0'),
+    stop: () =>
+      new Promise((resolve) => {
+        child.once('exit', () => resolve());
+        child.kill('SIGTERM');
+      }),
+  };
+}
+
+/** Plain clients posting users as fast as the target allows: the ceiling this machine gives. */
+export async function targetCeiling(
+  scimUrl: string,
+  token: string,
+  concurrency: number,
+  count: number,
+): Promise<number> {
+  const { Agent } = await import('undici');
+  const agent = new Agent({ connections: concurrency });
+  let next = 0;
+  const started = Date.now();
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      for (let i = next++; i < count; i = next++) {
+        const response = await request(`${scimUrl}/Users`, {
+          method: 'POST',
+          dispatcher: agent,
+          headers: { authorization: `Bearer ${token}`, 'content-type': 'application/scim+json' },
+          body: JSON.stringify({
+            schemas: ['urn:ietf:params:scim:schemas:core:2.0:User'],
+            userName: `ceiling${i}@bench.example`,
+            active: true,
+          }),
+        });
+        await response.body.text();
+      }
+    }),
+  );
+  await agent.close();
+  return count / ((Date.now() - started) / 1000);
+}

@@ -1,0 +1,90 @@
+// @ts-check
+import js from '@eslint/js';
+import tseslint from 'typescript-eslint';
+
+/** Forbids imports from the given top-level folders of src/ (the dependency direction). */
+function layer(files, forbidden) {
+  return [
+    {
+      files: [files],
+      rules: {
+        'no-restricted-imports': [
+          'error',
+          {
+            patterns: forbidden.map((folder) => ({
+              group: [`**/${folder}/*`, `../${folder}/*`, `../../${folder}/*`],
+              message: `${files.split('/')[1]} must not depend on ${folder} (see docs/architecture.md).`,
+            })),
+          },
+        ],
+      },
+    },
+  ];
+}
+
+export default tseslint.config(
+  { ignores: ['dist/**', 'node_modules/**', 'coverage/**', 'helm/**', 'src/http/ui/assets/**'] },
+  js.configs.recommended,
+  ...tseslint.configs.recommended,
+  {
+    files: ['**/*.ts'],
+    rules: {
+      '@typescript-eslint/no-explicit-any': 'error',
+      '@typescript-eslint/consistent-type-imports': 'error',
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
+      'no-restricted-properties': [
+        'error',
+        {
+          object: 'process',
+          property: 'env',
+          message: 'Only src/main.ts and the CLI read process.env; pass config down.',
+        },
+      ],
+      eqeqeq: ['error', 'always'],
+      'no-console': 'error',
+    },
+  },
+  // The data flows one way (STYLE.md): sources → store → queue → reconcile → target; domain is pure.
+  ...layer('src/domain/**/*.ts', [
+    'config',
+    'store',
+    'queue',
+    'reconcile',
+    'target',
+    'http',
+    'ops',
+    'sources',
+    'wiring',
+    'cli',
+    'reference-target',
+  ]),
+  ...layer('src/store/**/*.ts', ['queue', 'reconcile', 'target', 'http', 'sources', 'wiring', 'cli']),
+  ...layer('src/target/**/*.ts', ['queue', 'reconcile', 'http', 'sources', 'wiring', 'cli']),
+  ...layer('src/reconcile/**/*.ts', ['queue', 'http', 'sources', 'wiring', 'cli']),
+  ...layer('src/queue/**/*.ts', ['http', 'wiring', 'cli']),
+  ...layer('src/sources/**/*.ts', ['reconcile', 'target', 'wiring', 'cli']),
+  ...layer('src/reference-target/**/*.ts', [
+    'store',
+    'queue',
+    'reconcile',
+    'target',
+    'sources',
+    'wiring',
+    'cli',
+  ]),
+  {
+    files: [
+      'src/main.ts',
+      'src/cli/**/*.ts',
+      'test/**/*.ts',
+      'bench/**/*.ts',
+      'tools/**/*.ts',
+      'vitest.config.ts',
+    ],
+    rules: { 'no-restricted-properties': 'off', 'no-console': 'off' },
+  },
+  {
+    files: ['bin/**/*.js', '*.js'],
+    languageOptions: { globals: { process: 'readonly', console: 'readonly', URL: 'readonly' } },
+  },
+);

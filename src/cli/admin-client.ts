@@ -1,0 +1,41 @@
+import { readFileSync } from 'node:fs';
+import { request } from 'undici';
+
+export interface AdminClientOptions {
+  url: string;
+  token: string;
+}
+
+/** The admin token from ADMIN_TOKEN or ADMIN_TOKEN_FILE, as the bridge itself reads it. */
+export function adminTokenFromEnv(env: NodeJS.ProcessEnv = process.env): string {
+  if (env.ADMIN_TOKEN_FILE) return readFileSync(env.ADMIN_TOKEN_FILE, 'utf8').replace(/\r?\n$/, '');
+  return env.ADMIN_TOKEN ?? '';
+}
+
+export function defaultAdminUrl(env: NodeJS.ProcessEnv = process.env): string {
+  return `http://127.0.0.1:${env.PORT ?? '8080'}`;
+}
+
+/** A small client of a running bridge's admin API, for the CLI commands. */
+export class AdminClient {
+  constructor(private readonly options: AdminClientOptions) {}
+
+  async call<T>(method: 'GET' | 'POST', path: string, body?: unknown): Promise<{ status: number; body: T }> {
+    const response = await request(new URL(path, this.options.url), {
+      method,
+      headers: {
+        authorization: `Bearer ${this.options.token}`,
+        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+      },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    const text = await response.body.text();
+    const parsed = (text ? JSON.parse(text) : undefined) as T;
+    if (response.statusCode >= 400) {
+      const error = (parsed as { error?: { code?: string; message?: string; problems?: string[] } }).error;
+      const problems = error?.problems?.length ? `\n  ${error.problems.join('\n  ')}` : '';
+      throw new Error(`${method} ${path}: ${response.statusCode} ${error?.message ?? text}${problems}`);
+    }
+    return { status: response.statusCode, body: parsed };
+  }
+}

@@ -1,0 +1,3 @@
+import { buildProgram } from './index.js';
+
+await buildProgram().parseAsync(process.argv);

@@ -1,0 +1,104 @@
+import { ProgressBar } from './progress-bar.js';
+import { formatTable } from './table.js';
+
+/** The fields of GET /admin/sync/{jobId} the CLI shows. */
+export interface SyncView {
+  jobId: string;
+  state: string;
+  dryRun: boolean;
+  progress: { phase: string; done: number; total: number };
+  plan?: Record<string, unknown>;
+  summary?: {
+    created: number;
+    updated: number;
+    deprovisioned: number;
+    unchanged: number;
+    failed: number;
+    requests: Record<string, number>;
+    durationMs: number;
+  };
+  error?: { code: string; message: string };
+}
+
+const ENDED = new Set(['completed', 'failed', 'awaiting-approval']);
+
+/** Polls a sync until it ends (or waits for approval), drawing the progress bar. */
+export async function watchSync(read: () => Promise<SyncView>, bar = new ProgressBar()): Promise<SyncView> {
+  for (;;) {
+    const view = await read();
+    bar.update(view.progress.phase, view.progress.done, view.progress.total);
+    if (ENDED.has(view.state)) {
+      bar.done();
+      return view;
+    }
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
+}
+
+/** The summary table (or the plan of a dry run or a held sync). */
+export function formatSyncResult(view: SyncView): string {
+  const lines = [`Sync ${view.jobId}: ${view.state}${view.dryRun ? ' (dry run)' : ''}`];
+  if (view.error) lines.push(`Error: ${view.error.code}: ${view.error.message}`);
+  const plan = view.plan as
+    | {
+        users?: Record<string, number>;
+        groups?: Record<string, number>;
+        held?: boolean;
+        deprovisionLimit?: number;
+      }
+    | undefined;
+  if (plan?.users && plan.groups && (view.dryRun || view.state === 'awaiting-approval')) {
+    const row = (kind: string, c: Record<string, number>) => [
+      kind,
+      c.create ?? 0,
+      c.update ?? 0,
+      c.deprovision ?? 0,
+      c.unchanged ?? 0,
+    ];
+    lines.push(
+      '',
+      'Plan',
+      formatTable(
+        ['', 'create', 'update', 'deprovision', 'unchanged'],
+        [row('users', plan.users), row('groups', plan.groups)],
+      ),
+    );
+    if (plan.held)
+      lines.push(
+        '',
+        `Held: deprovisioning is over DEPROVISION_LIMIT (${plan.deprovisionLimit}). Approve with POST /admin/sync/${view.jobId}/approve.`,
+      );
+  }
+  const s = view.summary;
+  if (s && !view.dryRun) {
+    const requests = Object.entries(s.requests)
+      .filter(([method]) => method !== 'total')
+      .map(([method, n]) => `${method} ${n}`)
+      .join(', ');
+    lines.push(
+      '',
+      formatTable(
+        ['created', 'updated', 'deprovisioned', 'unchanged', 'failed', 'requests', 'seconds'],
+        [
+          [
+            s.created,
+            s.updated,
+            s.deprovisioned,
+            s.unchanged,
+            s.failed,
+            s.requests.total ?? 0,
+            Number((s.durationMs / 1000).toFixed(1)),
+          ],
+        ],
+      ),
+      `requests by method: ${requests || 'none'}`,
+    );
+  }
+  return lines.join('\n');
+}
+
+/** Exit codes of `scim-bridge sync` (SPEC §2): 0 success, 1 failure, 3 held for approval. */
+export function exitCodeFor(view: SyncView): number {
+  if (view.state === 'awaiting-approval') return 3;
+  return view.state === 'completed' && (view.summary?.failed ?? 0) === 0 ? 0 : 1;
+}

@@ -1,0 +1,26 @@
+import { readFileSync } from 'node:fs';
+import { AdminClient, adminTokenFromEnv, defaultAdminUrl } from './admin-client.js';
+import { exitCodeFor, formatSyncResult, watchSync, type SyncView } from './sync-report.js';
+
+export interface SyncCommandOptions {
+  dryRun?: boolean;
+  snapshot?: string;
+  wait?: boolean;
+  url?: string;
+}
+
+/** `scim-bridge sync`: starts a full reconciliation on a running bridge through its admin API. */
+export async function syncCommand(options: SyncCommandOptions): Promise<number> {
+  const client = new AdminClient({ url: options.url ?? defaultAdminUrl(), token: adminTokenFromEnv() });
+  const body: Record<string, unknown> = { dryRun: options.dryRun ?? false };
+  if (options.snapshot) body.snapshot = JSON.parse(readFileSync(options.snapshot, 'utf8')) as unknown;
+  const started = await client.call<{ jobId: string; started: boolean }>('POST', '/admin/sync', body);
+  const { jobId } = started.body;
+  process.stdout.write(
+    started.body.started ? `Started sync ${jobId}\n` : `A sync is already running: ${jobId}\n`,
+  );
+  if (!options.wait) return 0;
+  const view = await watchSync(async () => (await client.call<SyncView>('GET', `/admin/sync/${jobId}`)).body);
+  process.stdout.write(`${formatSyncResult(view)}\n`);
+  return exitCodeFor(view);
+}

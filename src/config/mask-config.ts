@@ -1,0 +1,50 @@
+import type { Config } from './schema.js';
+import { SECRET_PATHS } from './settings.js';
+
+export const MASK = '********';
+
+/** A copy of the configuration fit for printing: secrets become a mask, URL passwords too. */
+export function maskConfig(config: Config): unknown {
+  const copy = structuredClone(config) as unknown as Record<string, Record<string, unknown>>;
+  for (const path of SECRET_PATHS) {
+    const keys = path.split('.');
+    const last = keys.pop() as string;
+    let node: Record<string, unknown> | undefined = copy;
+    for (const key of keys) node = node?.[key] as Record<string, unknown> | undefined;
+    if (!node || typeof node[last] !== 'string' || node[last] === '') continue;
+    node[last] = path.endsWith('.url') ? maskUrlPassword(node[last]) : MASK;
+  }
+  return copy;
+}
+
+/** Hides the password (and a lone username used as a password) of a URL. */
+export function maskUrlPassword(value: string): string {
+  try {
+    const url = new URL(value);
+    if (url.password) url.password = MASK;
+    else if (url.username) url.username = MASK;
+    return url.toString();
+  } catch {
+    return MASK;
+  }
+}
+
+/** Every secret value in the configuration (and the Redis URL's password), for log scrubbing. */
+export function secretValues(config: Config): string[] {
+  const values: string[] = [];
+  for (const path of SECRET_PATHS) {
+    let node: unknown = config;
+    for (const key of path.split('.')) node = (node as Record<string, unknown> | undefined)?.[key];
+    if (typeof node !== 'string' || node === '') continue;
+    if (path.endsWith('.url')) {
+      try {
+        const url = new URL(node);
+        if (url.password) values.push(decodeURIComponent(url.password), url.password);
+        else if (url.username) values.push(decodeURIComponent(url.username), url.username);
+      } catch {
+        values.push(node);
+      }
+    } else values.push(node);
+  }
+  return values;
+}

@@ -1,0 +1,182 @@
+import { CronExpressionParser } from 'cron-parser';
+import { z } from 'zod';
+
+/**
+ * The nested configuration as zod parses it. Values arrive from YAML (typed) or from environment
+ * variables (strings already converted by the settings table), so the schema only checks ranges,
+ * forms and the rules that tie settings together.
+ */
+
+const int = (min: number, max: number) =>
+  z
+    .number({ error: 'not a number' })
+    .int('not a whole number')
+    .min(min, `below ${min}`)
+    .max(max, `above ${max}`);
+
+const optionalUrl = (protocols: readonly string[]) =>
+  z.string().refine((v) => v === '' || isUrlWith(v, protocols), `not a ${protocols.join(' or ')} URL`);
+
+function isUrlWith(value: string, protocols: readonly string[]): boolean {
+  try {
+    return protocols.includes(new URL(value).protocol.replace(/:$/, ''));
+  } catch {
+    return false;
+  }
+}
+
+const hostPort = z.string().regex(/^[^\s:]+:\d{1,5}$/, 'not host:port');
+
+const limitPattern = /^(\d+)(%?)$/;
+
+export const deprovisionLimitSchema = z
+  .union([z.string(), z.number()])
+  .transform((v) => String(v).trim())
+  .refine(
+    (v) => limitPattern.test(v) && (!v.endsWith('%') || Number(v.slice(0, -1)) <= 100),
+    'not a count or a share',
+  )
+  .transform((v) => {
+    const [, digits, percent] = limitPattern.exec(v) ?? [];
+    return percent
+      ? { kind: 'percent' as const, value: Number(digits) }
+      : { kind: 'count' as const, value: Number(digits) };
+  });
+
+const cronSchema = z.string().refine((v) => {
+  if (v.trim() === '') return true;
+  try {
+    CronExpressionParser.parse(v);
+    return true;
+  } catch {
+    return false;
+  }
+}, 'not a cron expression');
+
+const ldapSchema = z.object({
+  url: optionalUrl(['ldap', 'ldaps']),
+  bindDn: z.string(),
+  bindPassword: z.string(),
+  userBase: z.string(),
+  userFilter: z.string().regex(/^\(.*\)$/s, 'not an LDAP filter in parentheses'),
+  groupBase: z.string(),
+  groupFilter: z.string().regex(/^\(.*\)$/s, 'not an LDAP filter in parentheses'),
+  schema: z.enum(['openldap', 'active-directory'], { error: 'not a known preset' }),
+  startTls: z.boolean({ error: 'not true or false' }),
+  caFile: z.string(),
+  rejectUnauthorized: z.boolean({ error: 'not true or false' }),
+  pageSize: int(1, 10_000),
+  timeoutSeconds: int(1, 600),
+  userAttributes: z.record(z.string(), z.string()),
+  groupAttributes: z.record(z.string(), z.string()),
+});
+
+export const configSchema = z
+  .object({
+    http: z.object({
+      port: int(0, 65_535),
+      host: z.string().min(1, 'empty'),
+      bodyLimitBytes: int(1024, 2 ** 31),
+      snapshotLimitBytes: int(1024, 2 ** 31),
+      shutdownTimeoutSeconds: int(1, 600),
+    }),
+    redis: z.object({
+      url: optionalUrl(['redis', 'rediss']),
+      keyPrefix: z.string().regex(/^[\w\-:{}.]+$/, 'not a key prefix'),
+      sentinel: z.object({ name: z.string(), nodes: z.array(hostPort) }),
+      cluster: z.object({ nodes: z.array(hostPort) }),
+    }),
+    target: z.object({
+      url: optionalUrl(['http', 'https']),
+      token: z.string(),
+      concurrency: int(1, 256),
+      maxRps: int(0, 100_000),
+      timeoutSeconds: int(1, 600),
+    }),
+    inbound: z.object({
+      scimToken: z.string(),
+      adminToken: z.string(),
+      webhookSecret: z.string(),
+      oktaHookSecret: z.string(),
+      metricsToken: z.string(),
+    }),
+    okta: z.object({ orgUrl: optionalUrl(['https', 'http']), apiToken: z.string() }),
+    reconcile: z.object({
+      deprovision: z.enum(['deactivate', 'delete'], { error: 'not deactivate or delete' }),
+      deprovisionLimit: deprovisionLimitSchema,
+      syncSchedule: cronSchema,
+      workerConcurrency: int(1, 1024),
+      attempts: int(1, 100),
+      backoffMs: int(10, 600_000),
+      lockSeconds: int(1, 600),
+    }),
+    directory: z.object({
+      source: z.enum(['none', 'file', 'ldap', 'scim'], { error: 'not a known source' }),
+      file: z.object({ path: z.string() }),
+      ldap: ldapSchema,
+      scim: z.object({ url: optionalUrl(['http', 'https']), token: z.string(), pageSize: int(1, 1000) }),
+    }),
+    log: z.object({
+      level: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], { error: 'not a level' }),
+      pretty: z.boolean({ error: 'not true or false' }),
+    }),
+  })
+  .superRefine((c, ctx) => {
+    const need = (path: string[], ok: boolean, message = 'required') => {
+      if (!ok) ctx.addIssue({ code: 'custom', path, message });
+    };
+    need(['redis', 'url'], c.redis.url !== '');
+    need(['target', 'url'], c.target.url !== '');
+    need(['target', 'token'], c.target.token !== '');
+    for (const [key, value] of Object.entries(c.inbound)) {
+      need(['inbound', key], value === '' || value.length >= 16, 'shorter than 16 characters');
+    }
+    need(
+      ['okta', 'apiToken'],
+      c.okta.orgUrl === '' || c.okta.apiToken !== '',
+      'required when OKTA_ORG_URL is set',
+    );
+    need(
+      ['okta', 'orgUrl'],
+      c.okta.apiToken === '' || c.okta.orgUrl !== '',
+      'required when OKTA_API_TOKEN is set',
+    );
+    const d = c.directory;
+    need(
+      ['directory', 'file', 'path'],
+      d.source !== 'file' || d.file.path !== '',
+      'required when DIRECTORY_SOURCE=file',
+    );
+    if (d.source === 'ldap') {
+      for (const key of ['url', 'userBase', 'groupBase'] as const) {
+        need(['directory', 'ldap', key], d.ldap[key] !== '', 'required when DIRECTORY_SOURCE=ldap');
+      }
+      need(
+        ['directory', 'ldap', 'bindPassword'],
+        d.ldap.bindDn === '' || d.ldap.bindPassword !== '',
+        'required with a bind DN',
+      );
+    }
+    need(
+      ['directory', 'scim', 'url'],
+      d.source !== 'scim' || d.scim.url !== '',
+      'required when DIRECTORY_SOURCE=scim',
+    );
+    need(
+      ['redis', 'sentinel', 'nodes'],
+      c.redis.sentinel.name === '' || c.redis.sentinel.nodes.length > 0,
+      'required with a sentinel name',
+    );
+  });
+
+export type ConfigInput = z.input<typeof configSchema>;
+type Parsed = z.output<typeof configSchema>;
+
+type DeepReadonly<T> = T extends (infer U)[]
+  ? readonly DeepReadonly<U>[]
+  : T extends object
+    ? { readonly [K in keyof T]: DeepReadonly<T[K]> }
+    : T;
+
+export type Config = DeepReadonly<Parsed>;
+export type DeprovisionLimit = Config['reconcile']['deprovisionLimit'];

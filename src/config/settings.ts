@@ -1,0 +1,85 @@
+/**
+ * The table of settings that environment variables can set: variable → path in the nested config,
+ * how to read the string, whether it is a secret, and the expected form used in error messages.
+ * config/default.yaml holds the defaults; this table is the only place that knows variable names.
+ */
+
+export type SettingKind = 'string' | 'integer' | 'boolean' | 'list';
+
+export interface Setting {
+  env: string;
+  path: readonly string[];
+  kind: SettingKind;
+  secret?: boolean;
+  /** The expected form, shown after the problem: "expected …". */
+  expected: string;
+}
+
+const s = (env: string, path: string, kind: SettingKind, expected: string, secret = false): Setting => ({
+  env,
+  path: path.split('.'),
+  kind,
+  expected,
+  secret,
+});
+
+export const SETTINGS: readonly Setting[] = [
+  s('PORT', 'http.port', 'integer', 'a port number from 1 to 65535 (0 picks a free one)'),
+  s('HOST', 'http.host', 'string', 'an interface address, e.g. 0.0.0.0'),
+  s('BODY_LIMIT_BYTES', 'http.bodyLimitBytes', 'integer', 'a number of bytes, at least 1024'),
+  s('SNAPSHOT_LIMIT_BYTES', 'http.snapshotLimitBytes', 'integer', 'a number of bytes, at least 1024'),
+  s('SHUTDOWN_TIMEOUT_SECONDS', 'http.shutdownTimeoutSeconds', 'integer', 'seconds, from 1 to 600'),
+  s('REDIS_URL', 'redis.url', 'string', 'a redis:// or rediss:// URL, e.g. redis://redis:6379/0', true),
+  s('KEY_PREFIX', 'redis.keyPrefix', 'string', 'letters, digits and -_:{}. e.g. {scim-bridge}'),
+  s('TARGET_URL', 'target.url', 'string', "the platform's tenant base URL, e.g. https://acme.example.com"),
+  s('TARGET_TOKEN', 'target.token', 'string', "the platform's SCIM bearer token", true),
+  s('TARGET_CONCURRENCY', 'target.concurrency', 'integer', 'an integer from 1 to 256'),
+  s('TARGET_MAX_RPS', 'target.maxRps', 'integer', 'requests per second, 0 for no cap'),
+  s('TARGET_TIMEOUT_SECONDS', 'target.timeoutSeconds', 'integer', 'seconds, from 1 to 600'),
+  s('INBOUND_SCIM_TOKEN', 'inbound.scimToken', 'string', 'a bearer token of at least 16 characters', true),
+  s('ADMIN_TOKEN', 'inbound.adminToken', 'string', 'a bearer token of at least 16 characters', true),
+  s('WEBHOOK_SECRET', 'inbound.webhookSecret', 'string', 'a secret of at least 16 characters', true),
+  s('OKTA_HOOK_SECRET', 'inbound.oktaHookSecret', 'string', 'the Authorization value set in Okta', true),
+  s('METRICS_TOKEN', 'inbound.metricsToken', 'string', 'a bearer token of at least 16 characters', true),
+  s('OKTA_ORG_URL', 'okta.orgUrl', 'string', 'an https URL, e.g. https://acme.okta.com'),
+  s('OKTA_API_TOKEN', 'okta.apiToken', 'string', 'an Okta API token', true),
+  s('DEPROVISION', 'reconcile.deprovision', 'string', 'deactivate or delete'),
+  s(
+    'DEPROVISION_LIMIT',
+    'reconcile.deprovisionLimit',
+    'string',
+    'a count such as 500 or a share such as 10%',
+  ),
+  s('SYNC_SCHEDULE', 'reconcile.syncSchedule', 'string', "a cron expression such as '0 */4 * * *', or empty"),
+  s('WORKER_CONCURRENCY', 'reconcile.workerConcurrency', 'integer', 'an integer from 1 to 1024'),
+  s('RECONCILE_ATTEMPTS', 'reconcile.attempts', 'integer', 'an integer from 1 to 100'),
+  s('RECONCILE_BACKOFF_MS', 'reconcile.backoffMs', 'integer', 'milliseconds, from 10 to 600000'),
+  s('RECONCILE_LOCK_SECONDS', 'reconcile.lockSeconds', 'integer', 'seconds, from 1 to 600'),
+  s('DIRECTORY_SOURCE', 'directory.source', 'string', 'none, file, ldap or scim'),
+  s('DIRECTORY_FILE', 'directory.file.path', 'string', 'the path of a JSON snapshot file'),
+  s('LDAP_URL', 'directory.ldap.url', 'string', 'an ldap:// or ldaps:// URL'),
+  s('LDAP_BIND_DN', 'directory.ldap.bindDn', 'string', 'a DN, e.g. cn=bridge,dc=example,dc=com'),
+  s('LDAP_BIND_PASSWORD', 'directory.ldap.bindPassword', 'string', 'the bind password', true),
+  s('LDAP_USER_BASE', 'directory.ldap.userBase', 'string', 'a base DN, e.g. ou=people,dc=example,dc=com'),
+  s('LDAP_USER_FILTER', 'directory.ldap.userFilter', 'string', 'an LDAP filter in parentheses'),
+  s('LDAP_GROUP_BASE', 'directory.ldap.groupBase', 'string', 'a base DN, e.g. ou=groups,dc=example,dc=com'),
+  s('LDAP_GROUP_FILTER', 'directory.ldap.groupFilter', 'string', 'an LDAP filter in parentheses'),
+  s('LDAP_SCHEMA', 'directory.ldap.schema', 'string', 'openldap or active-directory'),
+  s(
+    'SOURCE_SCIM_URL',
+    'directory.scim.url',
+    'string',
+    'an http(s) URL of a SCIM 2.0 base, e.g. https://idp/scim/v2',
+  ),
+  s('SOURCE_SCIM_TOKEN', 'directory.scim.token', 'string', 'the upstream bearer token', true),
+  s('LOG_LEVEL', 'log.level', 'string', 'fatal, error, warn, info, debug, trace or silent'),
+  s('LOG_PRETTY', 'log.pretty', 'boolean', 'true or false'),
+];
+
+/** Paths of every secret, also those only settable from the config file. */
+export const SECRET_PATHS: readonly string[] = SETTINGS.filter((x) => x.secret).map((x) => x.path.join('.'));
+
+export function settingForPath(path: readonly (string | number)[]): Setting | undefined {
+  const joined = path.join('.');
+  return SETTINGS.find((x) => x.path.join('.') === joined);
+}

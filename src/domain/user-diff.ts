@@ -1,0 +1,96 @@
+import { targetExternalId, type DesiredUser, type Email } from './identity.js';
+import type { PatchOperation } from './scim-patch.js';
+
+/** A user as the target holds it, reduced to what the bridge manages. */
+export interface ObservedUser {
+  id: string;
+  userName: string;
+  externalId?: string | null;
+  name?: { givenName?: string | null; familyName?: string | null } | null;
+  emails?: readonly { value: string; primary?: boolean | null }[] | null;
+  active?: boolean | null;
+}
+
+export type UserAttribute = 'userName' | 'externalId' | 'active' | 'name' | 'emails';
+
+export interface UserDiff {
+  /** Managed attributes that differ; empty when the target already matches. */
+  attributes: UserAttribute[];
+  /** The smallest PATCH that makes the target match. */
+  operations: PatchOperation[];
+}
+
+/** The body of a POST or PUT for the desired user (RFC 7643 §4.1). */
+export function userBody(user: DesiredUser): Record<string, unknown> {
+  const body: Record<string, unknown> = {
+    userName: user.userName,
+    externalId: targetExternalId(user),
+    active: user.active,
+  };
+  const name = nameOf(user.name);
+  if (name.givenName !== undefined || name.familyName !== undefined) body.name = stripUndefined(name);
+  const emails = emailsOf(user.emails);
+  if (emails.length > 0) body.emails = emails;
+  return body;
+}
+
+export function diffUser(desired: DesiredUser, observed: ObservedUser): UserDiff {
+  const attributes: UserAttribute[] = [];
+  const operations: PatchOperation[] = [];
+  const replace = (attribute: UserAttribute, value: unknown) => {
+    attributes.push(attribute);
+    operations.push({ op: 'replace', path: attribute, value });
+  };
+  if (observed.userName !== desired.userName) replace('userName', desired.userName);
+  if ((observed.externalId ?? undefined) !== targetExternalId(desired))
+    replace('externalId', targetExternalId(desired));
+  if ((observed.active ?? true) !== desired.active) replace('active', desired.active);
+  const nameOps = diffName(desired, observed);
+  if (nameOps.length > 0) {
+    attributes.push('name');
+    operations.push(...nameOps);
+  }
+  const want = emailsOf(desired.emails);
+  if (emailKey(want) !== emailKey(emailsOf(observed.emails ?? undefined))) {
+    attributes.push('emails');
+    operations.push(
+      want.length > 0 ? { op: 'replace', path: 'emails', value: want } : { op: 'remove', path: 'emails' },
+    );
+  }
+  return { attributes, operations };
+}
+
+function diffName(desired: DesiredUser, observed: ObservedUser): PatchOperation[] {
+  const want = nameOf(desired.name);
+  const have = nameOf(observed.name ?? undefined);
+  const operations: PatchOperation[] = [];
+  for (const part of ['givenName', 'familyName'] as const) {
+    if (want[part] === have[part]) continue;
+    const path = `name.${part}`;
+    operations.push(
+      want[part] === undefined ? { op: 'remove', path } : { op: 'replace', path, value: want[part] },
+    );
+  }
+  return operations;
+}
+
+function nameOf(name: { givenName?: string | null; familyName?: string | null } | undefined | null) {
+  return { givenName: name?.givenName ?? undefined, familyName: name?.familyName ?? undefined };
+}
+
+/** E-mails as the platform keeps them: value and primary (seed document). */
+function emailsOf(emails: readonly (Email | { value: string; primary?: boolean | null })[] | undefined) {
+  return (emails ?? []).map((e) => ({ value: e.value, primary: e.primary === true }));
+}
+
+/** E-mail addresses compare case-insensitively (RFC 7643 §4.1.2: emails.value caseExact false). */
+function emailKey(emails: readonly { value: string; primary: boolean }[]): string {
+  return emails
+    .map((e) => `${e.value.toLowerCase()}|${e.primary ? 1 : 0}`)
+    .sort()
+    .join('\n');
+}
+
+function stripUndefined<T extends object>(value: T): Partial<T> {
+  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as Partial<T>;
+}

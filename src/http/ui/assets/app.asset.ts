@@ -1,0 +1,151 @@
+/** Browser module: sign-in, the hash router, polling, and the health banner. */
+export const APP_JS = String.raw`import { adminUrl, api, session, whenUnauthorized } from './api.js';
+import { errorBox, fill, h } from './dom.js';
+import { failuresView } from './failures.js';
+import { identityView } from './identity.js';
+import { overviewView } from './overview.js';
+import { syncDetailView, syncsView } from './syncs.js';
+
+const $ = function (id) { return document.getElementById(id); };
+const main = $('main');
+let view = null;
+let timer = null;
+let bannerTimer = null;
+let generation = 0;
+
+function showSignIn(message) {
+  stop();
+  $('app').hidden = true;
+  $('signin').hidden = false;
+  const error = $('signin-error');
+  error.hidden = !message;
+  error.textContent = message || '';
+  $('token').focus();
+}
+
+async function showApp() {
+  $('signin').hidden = true;
+  $('app').hidden = false;
+  await banner();
+  bannerTimer = setInterval(banner, 5000);
+  await route();
+}
+
+function stop() {
+  clearInterval(timer);
+  clearInterval(bannerTimer);
+  timer = null;
+  bannerTimer = null;
+}
+
+let bannerText = '';
+
+/** The health banner is a live region: it is redrawn (and announced) only when it changes. */
+async function banner() {
+  const el = $('banner');
+  let tone = 'bad';
+  let state = 'unknown';
+  let content;
+  try {
+    const status = await api('GET', 'status');
+    const t = status.target;
+    const since = t.since ? ' since ' + new Date(t.since).toLocaleString() : '';
+    const paused = t.pausedForMs > 0 ? '; processing paused, retrying with back-off' : '';
+    const text = {
+      reachable: 'Target reachable',
+      'rate-limited': 'Target is rate-limiting the bridge',
+      'auth-failed': 'Target refuses the SCIM token (401/403): processing is paused, work is kept',
+      unavailable: 'Target unavailable (5xx or network errors): work is kept queued',
+    }[t.state] || t.state;
+    state = t.state;
+    tone = t.state === 'reachable' ? 'ok' : t.state === 'rate-limited' ? 'warn' : 'bad';
+    const failures = status.failures === 1 ? '1 failure' : status.failures + ' failures';
+    content = [h('strong', null, text), since + paused + (t.detail && t.state !== 'reachable' ? ' — ' + t.detail : ''),
+      status.failures > 0 ? [' · ', h('a', { href: '#/failures' }, failures)] : null];
+  } catch (error) {
+    content = ['Status unavailable: ' + error.message];
+  }
+  const probe = h('div', null, content);
+  if (probe.textContent === bannerText && el.dataset.state === state) return;
+  bannerText = probe.textContent;
+  el.className = 'banner ' + tone;
+  el.dataset.state = state;
+  fill(el, content);
+}
+
+function parts() {
+  const hash = location.hash;
+  if (hash && hash.slice(0, 2) !== '#/') return null;
+  return hash.slice(2).split('/').map(function (part) {
+    try { return decodeURIComponent(part); } catch (e) { return part; }
+  });
+}
+
+async function route() {
+  const p = parts();
+  if (!p) return;
+  const name = p[0] || 'overview';
+  const mine = ++generation;
+  clearInterval(timer);
+  timer = null;
+  for (const link of document.querySelectorAll('[data-nav]')) {
+    if (link.dataset.nav === name) link.setAttribute('aria-current', 'page');
+    else link.removeAttribute('aria-current');
+  }
+  try {
+    if (name === 'syncs' && p[1]) view = await syncDetailView(main, p[1]);
+    else if (name === 'syncs') view = await syncsView(main);
+    else if (name === 'failures') view = await failuresView(main);
+    else if (name === 'identity') view = await identityView(main, p[1], p.slice(2).join('/'));
+    else view = await overviewView(main);
+  } catch (error) {
+    if (mine === generation) fill(main, h('h1', { tabindex: '-1' }, 'Something went wrong'), errorBox(error));
+    view = null;
+  }
+  if (mine !== generation) return;
+  const title = main.querySelector('h1');
+  document.title = (title ? title.textContent + ' · ' : '') + 'scim-bridge admin';
+  if (title) title.focus();
+  if (view && view.refresh && view.every) {
+    const current = view;
+    timer = setInterval(function () {
+      if (document.hidden || mine !== generation) return;
+      current.refresh().catch(function () {});
+    }, view.every);
+  }
+}
+
+$('signin-form').addEventListener('submit', async function (event) {
+  event.preventDefault();
+  const input = $('token');
+  const token = input.value.trim();
+  input.value = '';
+  if (!token) return showSignIn('Enter the admin token.');
+  session.set(token);
+  try {
+    await api('GET', 'status');
+  } catch (error) {
+    session.clear();
+    return showSignIn(error.status === 401 ? 'The bridge refused this token.' : error.message);
+  }
+  await showApp();
+});
+
+$('signout').addEventListener('click', function () {
+  session.clear();
+  fetch(adminUrl('queues/session'), { method: 'DELETE', credentials: 'same-origin' }).catch(function () {});
+  showSignIn('Signed out.');
+});
+
+whenUnauthorized(function () {
+  session.clear();
+  showSignIn('The bridge refused the token; sign in again.');
+});
+
+window.addEventListener('hashchange', function () {
+  if (!$('app').hidden) route();
+});
+
+if (session.get()) showApp();
+else showSignIn();
+`;

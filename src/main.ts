@@ -1,0 +1,129 @@
+import { ConfigError, loadConfig } from './config/load-config.js';
+import { secretValues } from './config/mask-config.js';
+import type { Config } from './config/schema.js';
+import { buildApp } from './app.js';
+import { createDirectorySource } from './sources/directory/create-directory-source.js';
+import { scimRouter } from './sources/scim/scim-router.js';
+import { webhookRoutes } from './sources/webhooks/webhook-routes.js';
+import { listen, type HttpServer } from './http/server.js';
+import { createLogger, type Logger } from './ops/logger.js';
+import { fileSecret } from './ops/secret-file.js';
+import { createMetrics, type Metrics } from './ops/metrics.js';
+import { exitOnSignals } from './ops/shutdown.js';
+import { adminRoutes } from './wiring/admin-routes.js';
+import { metricsRefresher } from './wiring/metrics-refresh.js';
+import { createStoreSide, type StoreSide } from './wiring/store-side.js';
+import { startWorkerSide, type WorkerSide } from './wiring/worker-side.js';
+
+/**
+ * The only module that reads the environment and wires the parts together. A bridge runs the HTTP
+ * surface (`serve`), the workers (`worker`) or both (`all`).
+ */
+
+export type Role = 'all' | 'serve' | 'worker';
+
+export interface BridgeHandle {
+  readonly config: Config;
+  readonly logger: Logger;
+  readonly metrics: Metrics;
+  /** The HTTP listener (every role serves /healthz, /readyz and /metrics). */
+  readonly http: HttpServer;
+  /** The HTTP side's view of the store (producer connection). */
+  readonly store: StoreSide;
+  /** Set when the role runs workers. */
+  readonly workers?: WorkerSide;
+  close(): Promise<void>;
+}
+
+export interface StartOptions {
+  role: Role;
+  logger?: Logger;
+  /** Overrides PORT, e.g. 0 in tests. */
+  port?: number;
+  /** TARGET_TOKEN_FILE: re-read when it changes, so a rotated token applies without a restart. */
+  targetTokenFile?: string;
+}
+
+export function loggerFor(config: Config): Logger {
+  return createLogger({ level: config.log.level, pretty: config.log.pretty, secrets: secretValues(config) });
+}
+
+export async function startBridge(config: Config, options: StartOptions): Promise<BridgeHandle> {
+  const logger = options.logger ?? loggerFor(config);
+  const metrics = createMetrics();
+  const store = await createStoreSide(config, 'producer', logger);
+  const source = createDirectorySource(config.directory, { logger });
+  const readSource = source ? () => source.read() : undefined;
+  const targetToken = options.targetTokenFile
+    ? fileSecret(options.targetTokenFile, config.target.token)
+    : () => config.target.token;
+  const workers =
+    options.role === 'serve'
+      ? undefined
+      : await startWorkerSide(config, metrics, logger, { readSource, targetToken });
+  const app = buildApp({
+    config,
+    logger,
+    metrics,
+    redis: store.redis,
+    targetHealth: () => store.health.read(),
+    refreshMetrics: metricsRefresher(metrics, store),
+    routes: options.role === 'worker' ? [] : featureRoutes(config, store),
+  });
+  const http = await listen(app, options.port ?? config.http.port, config.http.host);
+  logger.info({ role: options.role, url: http.url }, 'listening');
+  return {
+    config,
+    logger,
+    metrics,
+    http,
+    store,
+    workers,
+    close: async () => {
+      await http.close((config.http.shutdownTimeoutSeconds * 1000) / 2);
+      await workers?.close();
+      await store.close();
+    },
+  };
+}
+
+/** The routes of the HTTP roles: SCIM push (when INBOUND_SCIM_TOKEN is set), webhooks, admin. */
+function featureRoutes(config: Config, store: StoreSide) {
+  const scim = scimRouter({
+    token: () => config.inbound.scimToken,
+    api: store.api,
+    redis: store.redis,
+    keys: store.keys,
+    bodyLimitBytes: config.http.bodyLimitBytes,
+  });
+  return [
+    ...(config.inbound.scimToken === '' ? [] : [{ path: '/scim/v2', router: scim }]),
+    ...adminRoutes(config, store),
+    ...webhookRoutes({ config, api: store.api, oktaProducer: store.oktaEvents }),
+  ];
+}
+
+/** Loads the configuration from the environment, or prints one line per problem and exits 1. */
+export function configFromEnvOrExit(env: NodeJS.ProcessEnv = process.env): Config {
+  try {
+    return loadConfig(env);
+  } catch (error) {
+    if (error instanceof ConfigError) {
+      process.stderr.write(
+        `scim-bridge: invalid configuration\n${error.problems.map((p) => `  ${p}`).join('\n')}\n`,
+      );
+      process.exit(1);
+    }
+    throw error;
+  }
+}
+
+/** `scim-bridge all|serve|worker`: starts the role and stops gracefully on SIGTERM/SIGINT. */
+export async function runRole(role: Role): Promise<void> {
+  const config = configFromEnvOrExit();
+  const bridge = await startBridge(config, {
+    role,
+    targetTokenFile: process.env.TARGET_TOKEN_FILE || undefined,
+  });
+  exitOnSignals(bridge.logger, config.http.shutdownTimeoutSeconds * 1000, () => bridge.close());
+}

@@ -1,0 +1,95 @@
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+
+/**
+ * Every Prometheus metric of the bridge (SPEC §7), on a registry of its own so that several bridges
+ * can live in one test process. Label values are bounded: never identity keys or user names.
+ */
+export interface Metrics {
+  readonly registry: Registry;
+  readonly targetRequests: Counter<'method' | 'route' | 'status'>;
+  readonly targetRequestDuration: Histogram<'method' | 'route'>;
+  readonly queueJobs: Gauge<'queue' | 'state'>;
+  readonly reconcileChanges: Counter<'kind' | 'action' | 'result'>;
+  readonly inboundRequests: Counter<'source' | 'status'>;
+  readonly lastFullSync: Gauge;
+  readonly targetHealth: Gauge<'state'>;
+  readonly failures: Gauge;
+  readonly syncDuration: Histogram<'result'>;
+}
+
+export type TargetHealthState = 'reachable' | 'rate-limited' | 'auth-failed' | 'unavailable';
+export const TARGET_HEALTH_STATES: readonly TargetHealthState[] = [
+  'reachable',
+  'rate-limited',
+  'auth-failed',
+  'unavailable',
+];
+
+export function createMetrics(): Metrics {
+  const registry = new Registry();
+  collectDefaultMetrics({ register: registry });
+  const registers = [registry];
+  const metrics: Metrics = {
+    registry,
+    targetRequests: new Counter({
+      name: 'scim_bridge_target_requests_total',
+      help: 'Requests sent to the platform SCIM API',
+      labelNames: ['method', 'route', 'status'],
+      registers,
+    }),
+    targetRequestDuration: new Histogram({
+      name: 'scim_bridge_target_request_duration_seconds',
+      help: 'Duration of requests to the platform SCIM API',
+      labelNames: ['method', 'route'],
+      buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+      registers,
+    }),
+    queueJobs: new Gauge({
+      name: 'scim_bridge_queue_jobs',
+      help: 'Jobs in the queues by state',
+      labelNames: ['queue', 'state'],
+      registers,
+    }),
+    reconcileChanges: new Counter({
+      name: 'scim_bridge_reconcile_changes_total',
+      help: 'Identities reconciled, by kind, action and result',
+      labelNames: ['kind', 'action', 'result'],
+      registers,
+    }),
+    inboundRequests: new Counter({
+      name: 'scim_bridge_inbound_requests_total',
+      help: 'Requests received, by source and status',
+      labelNames: ['source', 'status'],
+      registers,
+    }),
+    lastFullSync: new Gauge({
+      name: 'scim_bridge_last_full_sync_timestamp_seconds',
+      help: 'Unix time of the last completed full reconciliation',
+      registers,
+    }),
+    targetHealth: new Gauge({
+      name: 'scim_bridge_target_health',
+      help: 'Target health: 1 for the current state, 0 for the others',
+      labelNames: ['state'],
+      registers,
+    }),
+    failures: new Gauge({
+      name: 'scim_bridge_failures',
+      help: 'Identities currently in permanent failure',
+      registers,
+    }),
+    syncDuration: new Histogram({
+      name: 'scim_bridge_sync_duration_seconds',
+      help: 'Duration of full reconciliations',
+      labelNames: ['result'],
+      buckets: [1, 5, 15, 30, 60, 120, 300, 600, 1800, 3600],
+      registers,
+    }),
+  };
+  setTargetHealth(metrics, 'reachable');
+  return metrics;
+}
+
+export function setTargetHealth(metrics: Metrics, state: TargetHealthState): void {
+  for (const s of TARGET_HEALTH_STATES) metrics.targetHealth.set({ state: s }, s === state ? 1 : 0);
+}

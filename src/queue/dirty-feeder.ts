@@ -1,0 +1,88 @@
+import { parseKey, type IdentityKey } from '../domain/identity.js';
+import type { Logger } from '../ops/logger.js';
+import type { ReconcileStateStore } from '../store/reconcile-state.store.js';
+
+export interface FeederSettings {
+  /** How often new dirty marks are turned into jobs. */
+  feedMs: number;
+  /** Marks older than this without a finished run are enqueued again (a job may have been lost). */
+  sweepGraceMs: number;
+  sweepMs: number;
+  batch: number;
+}
+
+export const FEEDER_DEFAULTS: FeederSettings = {
+  feedMs: 50,
+  sweepGraceMs: 60_000,
+  sweepMs: 30_000,
+  batch: 1000,
+};
+
+/**
+ * The outbox: every change to the desired state marks its identity dirty (score: the time of the
+ * change) in the same atomic script, and a finished run clears the mark. The feeder turns new
+ * marks into reconcile jobs within a few tens of milliseconds — so an input only writes to Redis
+ * and never waits on the queue — and the sweep enqueues marks left old (a job lost to a crash).
+ * Several worker processes may feed the same marks: deduplication by identity makes that harmless.
+ */
+export function startDirtyFeeder(
+  state: ReconcileStateStore,
+  enqueue: (keys: readonly IdentityKey[]) => Promise<void>,
+  logger: Logger,
+  settings: FeederSettings = FEEDER_DEFAULTS,
+): { stop(): void; feed(): Promise<number>; sweep(): Promise<number> } {
+  // Reading from a little before the newest mark seen covers marks written by a process whose
+  // clock is slightly behind; the ones already fed at the same score are skipped.
+  const overlapMs = 1000;
+  let cursor = state.clock.now() - settings.sweepGraceMs;
+  let fed = new Map<string, number>();
+
+  const feed = async (): Promise<number> => {
+    const from = cursor - overlapMs;
+    let total = 0;
+    let newest = cursor;
+    for (;;) {
+      const marks = await state.dirtySince(from, settings.batch, total);
+      const fresh = marks.filter(({ key, score }) => fed.get(key) !== score);
+      await enqueueMarks(fresh.map((m) => m.key));
+      for (const { key, score } of fresh) fed.set(key, score);
+      total += marks.length;
+      newest = Math.max(newest, marks.at(-1)?.score ?? newest);
+      if (marks.length < settings.batch) break;
+    }
+    cursor = newest;
+    prune();
+    return total;
+  };
+
+  const sweep = async (): Promise<number> => {
+    const stale = await state.staleDirtyKeys(state.clock.now() - settings.sweepGraceMs, settings.batch);
+    await enqueueMarks(stale);
+    return stale.length;
+  };
+
+  const enqueueMarks = async (marks: readonly string[]) => {
+    const keys = marks.map(parseKey).filter((k): k is IdentityKey => k !== undefined);
+    if (keys.length > 0) await enqueue(keys);
+  };
+
+  const prune = () => {
+    if (fed.size < 10_000) return;
+    fed = new Map([...fed].filter(([, score]) => score >= cursor - overlapMs));
+  };
+
+  const repeat = (work: () => Promise<number>, every: number) => {
+    let running = false;
+    const timer = setInterval(() => {
+      if (running) return;
+      running = true;
+      work()
+        .catch((error: unknown) => logger.debug({ err: String(error) }, 'dirty feed failed'))
+        .finally(() => (running = false));
+    }, every);
+    timer.unref();
+    return timer;
+  };
+  const timers = [repeat(feed, settings.feedMs), repeat(sweep, settings.sweepMs)];
+  return { stop: () => timers.forEach((t) => clearInterval(t)), feed, sweep };
+}

@@ -1,0 +1,154 @@
+import { BridgeError } from '../domain/errors.js';
+import type { IdentityKind } from '../domain/identity.js';
+import type { ObservedGroup } from '../domain/group-diff.js';
+import type { ObservedUser } from '../domain/user-diff.js';
+import type { IdentityState } from '../store/reconcile-state.store.js';
+import { replaceableBody } from '../target/target-resources.js';
+import { decision, type ReconcileDeps, type ReconcileRun } from './reconcile-context.js';
+
+export interface Lookup {
+  attribute: string;
+  value: string;
+}
+
+type Observed<K extends IdentityKind> = K extends 'user' ? ObservedUser : ObservedGroup;
+
+export interface Sighting<K extends IdentityKind> {
+  /** The target's resource for this identity, when one is known to exist. */
+  resource?: Observed<K>;
+  /** True when it was adopted just now from a full sync's listing. */
+  adopted: boolean;
+  /** True when a fresh full-sync listing showed no match at all: create without looking up. */
+  absent: boolean;
+}
+
+/**
+ * What the target holds for the identity. A fresh observation from a full sync's listing saves the
+ * GET (and the look-ups); it is fresh when taken after the bridge last wrote to this identity. An
+ * observation that disagrees with the known target id is not trusted. Otherwise: GET by target id,
+ * where 404 forgets the id (deleted out of band).
+ */
+export async function observe<K extends IdentityKind>(
+  deps: ReconcileDeps,
+  kind: K,
+  id: string,
+  state: IdentityState<unknown>,
+  run: ReconcileRun,
+): Promise<Sighting<K>> {
+  const seen = run.observation;
+  if (seen && seen.observedAt > (state.lastAppliedAt ?? 0)) {
+    const resource = seen.resource as Observed<K> | null;
+    if (resource && resource.id === state.targetId) return { resource, adopted: false, absent: false };
+    if (resource && !state.targetId) {
+      await adoptOrRefuse(deps, kind, id, resource.id, run);
+      return { resource, adopted: true, absent: false };
+    }
+    if (!resource && !state.targetId) return { adopted: false, absent: true };
+  }
+  if (!state.targetId) return { adopted: false, absent: false };
+  const resource = (await deps.target.get(kind, state.targetId, run.trace)) as Observed<K> | undefined;
+  if (resource) return { resource, adopted: false, absent: false };
+  decision(run, 'target-gone', { targetId: state.targetId });
+  await deps.state.forgetTarget(kind, id);
+  return { adopted: false, absent: false };
+}
+
+/** First match of the look-ups, in order (SPEC §6 matching). */
+export async function lookUp<K extends IdentityKind>(
+  deps: ReconcileDeps,
+  kind: K,
+  lookups: readonly Lookup[],
+  run: ReconcileRun,
+): Promise<Observed<K> | undefined> {
+  for (const { attribute, value } of lookups) {
+    const found = (await deps.target.findBy(kind, attribute, value, run.trace)) as Observed<K>[];
+    const match = found.find((r) => matches(r, attribute, value));
+    if (match) {
+      decision(run, 'matched', { by: attribute, targetId: match.id });
+      return match;
+    }
+  }
+  return undefined;
+}
+
+/** userName and displayName compare case-insensitively (RFC 7643 §4.1.1, §4.2); externalId exactly. */
+function matches(resource: ObservedUser | ObservedGroup, attribute: string, value: string): boolean {
+  const actual = (resource as unknown as Record<string, unknown>)[attribute];
+  if (typeof actual !== 'string') return false;
+  return attribute === 'externalId' ? actual === value : actual.toLowerCase() === value.toLowerCase();
+}
+
+/**
+ * Records that the bridge manages this target resource. A resource already managed for another
+ * identity is not taken over (two identities would then fight over it): that is a conflict, retried
+ * because the other identity may be about to move away (a rename in progress).
+ */
+export async function adoptOrRefuse(
+  deps: ReconcileDeps,
+  kind: IdentityKind,
+  id: string,
+  targetId: string,
+  run: ReconcileRun,
+): Promise<void> {
+  const owner = await deps.state.sourceIdForTarget(kind, targetId);
+  if (owner !== undefined && owner !== id) {
+    throw new BridgeError(
+      'target_conflict',
+      `The matching target ${kind} ${targetId} is managed for "${owner}"`,
+      {
+        retryable: true,
+        status: 409,
+        detail: `already managed for ${kind} "${owner}"`,
+      },
+    );
+  }
+  decision(run, 'adopt', { targetId });
+  await deps.state.setTarget(kind, id, targetId);
+}
+
+/**
+ * A create whose answer was lost leaves a resource the bridge never recorded. When such an
+ * identity is to be deprovisioned, find that resource by the externalId the create carried (never
+ * by name: that could be someone else's) and take it on, so it can be deprovisioned like any other.
+ */
+export async function claimLostCreate<D>(
+  deps: ReconcileDeps,
+  kind: IdentityKind,
+  id: string,
+  state: IdentityState<D>,
+  run: ReconcileRun,
+): Promise<IdentityState<D>> {
+  if (state.targetId || !state.pendingCreate) return state;
+  const sighting = await observe(deps, kind, id, state, run);
+  let targetId = sighting.resource?.id;
+  if (!targetId && !sighting.absent) {
+    const found = await lookUp(deps, kind, [{ attribute: 'externalId', value: state.pendingCreate }], run);
+    if (found) {
+      await adoptOrRefuse(deps, kind, id, found.id, run);
+      targetId = found.id;
+    }
+  }
+  if (!targetId) {
+    decision(run, 'no-lost-create');
+    await deps.state.markCreating(kind, id, '');
+    return state;
+  }
+  return { ...state, targetId, managed: true };
+}
+
+/**
+ * PUT, for a platform without PATCH: the resource as the platform holds it now (read afresh — a
+ * listing keeps only what the bridge compares), with the managed attributes set, so that PUT
+ * changes nothing the bridge does not manage.
+ */
+export async function replaceManaged(
+  deps: ReconcileDeps,
+  kind: IdentityKind,
+  targetId: string,
+  managed: Record<string, unknown>,
+  run: ReconcileRun,
+): Promise<void> {
+  const current = await deps.target.get(kind, targetId, run.trace);
+  if (!current) throw new BridgeError('target_not_found', `The platform no longer has ${kind} ${targetId}`);
+  await deps.target.replace(kind, targetId, { ...replaceableBody(current), ...managed }, run.trace);
+}

@@ -1,0 +1,35 @@
+import type { Config } from '../../config/schema.js';
+import type { DirectorySource, DirectorySourceDeps } from './directory-source.js';
+import { FileDirectorySource } from './file.source.js';
+import { LdapDirectorySource } from './ldap.source.js';
+import { ScimDirectorySource } from './scim.source.js';
+
+export type { DirectorySource, DirectorySourceDeps, ReadOptions } from './directory-source.js';
+
+const DEFAULT_SCIM_TIMEOUT_MS = 30_000;
+
+/**
+ * The configured directory source (`directory.source`), or undefined for `none`. Settings that the
+ * config schema cannot check (an LDAP attribute mapping naming an unknown SCIM attribute, StartTLS
+ * with ldaps://) throw `invalid_input` here, at start-up.
+ */
+export function createDirectorySource(
+  config: Config['directory'],
+  deps: DirectorySourceDeps = {},
+): DirectorySource | undefined {
+  switch (config.source) {
+    case 'none':
+      return undefined;
+    case 'file':
+      return new FileDirectorySource(config.file.path);
+    case 'scim':
+      return new ScimDirectorySource({
+        url: config.scim.url,
+        token: config.scim.token,
+        pageSize: config.scim.pageSize,
+        timeoutMs: deps.scimTimeoutMs ?? DEFAULT_SCIM_TIMEOUT_MS,
+      });
+    case 'ldap':
+      return new LdapDirectorySource(config.ldap, deps.logger);
+  }
+}

@@ -1,0 +1,137 @@
+import type { Client } from 'ldapts';
+import { BridgeError } from '../../domain/errors.js';
+import type { Snapshot } from '../../domain/identity.js';
+import type { Logger } from '../../ops/logger.js';
+import type { DirectorySource, ReadOptions } from './directory-source.js';
+import { resolveMapping, type LdapMapping, type MappingSettings } from './ldap-attribute-map.js';
+import {
+  ldapError,
+  openLdapConnection,
+  serverLabel,
+  type LdapConnectionSettings,
+} from './ldap-connection.js';
+import { readRemainingRanges } from './ldap-ranged-values.js';
+import type { MappedGroup } from './ldap-entries.js';
+import { LdapSnapshotBuilder } from './ldap-snapshot.js';
+import { binaryAttributeNames, EntryValues } from './ldap-values.js';
+import { validateSourceSnapshot } from './source-snapshot.js';
+
+/**
+ * The `ldap` directory source (OpenLDAP, Active Directory, any LDAPv3 server): users and groups
+ * from a paged subtree search each (RFC 2696; Active Directory returns at most 1,000 entries per
+ * page), mapped by the preset and overrides of ldap-attribute-map.ts. One connection per read,
+ * closed at the end. Referrals are not followed.
+ */
+
+export interface LdapSourceSettings extends LdapConnectionSettings, MappingSettings {
+  userBase: string;
+  groupBase: string;
+  pageSize: number;
+}
+
+export class LdapDirectorySource implements DirectorySource {
+  readonly kind = 'ldap';
+  private readonly mapping: LdapMapping;
+
+  constructor(
+    private readonly settings: LdapSourceSettings,
+    private readonly logger?: Logger,
+  ) {
+    this.mapping = resolveMapping(settings);
+    if (settings.startTls && settings.url.toLowerCase().startsWith('ldaps:')) {
+      throw new BridgeError(
+        'invalid_input',
+        'directory.ldap.startTls: not with an ldaps:// URL, which is TLS already',
+      );
+    }
+  }
+
+  async read(options: ReadOptions = {}): Promise<Snapshot> {
+    const { signal } = options;
+    signal?.throwIfAborted();
+    const client = await openLdapConnection(this.settings);
+    try {
+      const builder = new LdapSnapshotBuilder(this.mapping.users, this.mapping.groups);
+      await this.search(client, 'users', signal, (entry) => builder.addUser(entry));
+      const ranged: { group: MappedGroup; dn: string }[] = [];
+      await this.search(client, 'groups', signal, (entry) => {
+        const group = builder.addGroup(entry);
+        if (group !== undefined && group.pendingRanges.length > 0) ranged.push({ group, dn: entry.dn });
+      });
+      for (const { group, dn } of ranged) {
+        for (const range of group.pendingRanges)
+          group.memberDns.push(...(await this.readRest(client, dn, range)));
+      }
+      return this.finish(builder);
+    } finally {
+      await client.unbind().catch(() => undefined);
+    }
+  }
+
+  /** One paged subtree search (RFC 2696) of users or groups, entry by entry. */
+  private async search(
+    client: Client,
+    kind: 'users' | 'groups',
+    signal: AbortSignal | undefined,
+    onEntry: (entry: EntryValues) => void,
+  ): Promise<void> {
+    const base = kind === 'users' ? this.settings.userBase : this.settings.groupBase;
+    const attributes = [...new Set(Object.values(this.mapping[kind]).flat())];
+    const request = {
+      scope: 'sub' as const,
+      filter: kind === 'users' ? this.mapping.userFilter : this.mapping.groupFilter,
+      attributes,
+      explicitBufferAttributes: binaryAttributeNames(attributes),
+      paged: { pageSize: this.settings.pageSize },
+    };
+    try {
+      for await (const page of client.searchPaginated(base, request)) {
+        signal?.throwIfAborted();
+        for (const entry of page.searchEntries) onEntry(new EntryValues(entry));
+      }
+    } catch (error) {
+      if (signal?.aborted === true || error instanceof BridgeError) throw error;
+      throw ldapError(error, 'search', this.settings, base);
+    }
+  }
+
+  /** The members of an Active Directory group beyond its first range. */
+  private async readRest(
+    client: Client,
+    dn: string,
+    range: { name: string; start: number },
+  ): Promise<string[]> {
+    try {
+      return await readRemainingRanges(range.name, range.start, async (attribute) => {
+        const result = await client.search(dn, { scope: 'base', attributes: [attribute] });
+        const entry = result.searchEntries[0];
+        return entry === undefined ? undefined : new EntryValues(entry);
+      });
+    } catch (error) {
+      throw ldapError(error, 'search', this.settings, dn);
+    }
+  }
+
+  private finish(builder: LdapSnapshotBuilder): Snapshot {
+    const { snapshot, labels } = builder.build();
+    if (builder.skipped.length > 0) {
+      this.logger?.warn(
+        { count: builder.skipped.length, examples: builder.skipped.slice(0, 5) },
+        'LDAP entries left out of the snapshot: no value for id or userName (groups: id or displayName)',
+      );
+    }
+    this.logger?.debug(
+      {
+        users: snapshot.users.length,
+        groups: snapshot.groups.length,
+        droppedMembers: builder.droppedMembers,
+      },
+      'LDAP directory read',
+    );
+    return validateSourceSnapshot(
+      snapshot,
+      `The LDAP directory at ${serverLabel(this.settings.url)}`,
+      labels,
+    );
+  }
+}

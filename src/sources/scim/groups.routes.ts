@@ -1,0 +1,202 @@
+import { randomUUID } from 'node:crypto';
+import { Router, type Request, type Response } from 'express';
+import type { DesiredChange } from '../../store/desired-state.store.js';
+import type { StoredGroup } from '../../store/desired-state.queries.js';
+import { normaliseResource } from './dialect.js';
+import { groupFromScim, groupToScim, memberIds } from './group-resource.js';
+import { isMembersOperation, needsCurrentMembers, planMembership } from './group-membership.js';
+import {
+  listRequestFromQuery,
+  listRequestFromSearch,
+  projectionFromQuery,
+  type ListRequest,
+} from './list-request.js';
+import { applyPatch } from './patch-apply.js';
+import type { PatchOperation } from './patch-operation.js';
+import { parsePatchRequest } from './patch-request.js';
+import { FULL, project, wants, type Projection } from './projection.js';
+import { coerceResource } from './resource-coerce.js';
+import { search, type SearchSource } from './resource-search.js';
+import { listResponse, queryOf, resourceBody, scimSignal, type ScimContext } from './scim-context.js';
+import { resourceNotFound } from './scim-errors.js';
+import { jsonEqual } from './scim-json.js';
+import { GROUP_SPEC } from './scim-schema.js';
+
+/**
+ * /Groups (RFC 7644 §3). Membership changes of a PATCH become add/remove of member ids applied
+ * atomically with the group's own changes (group-membership.ts); a PATCH answers 204 unless the
+ * client asks for attributes (RFC 7644 §3.5.2), so a membership change never ships the member list.
+ */
+export function groupsRouter(ctx: ScimContext): Router {
+  const router = Router();
+  router.get('/Groups', (req, res) =>
+    listGroups(ctx, req, res, listRequestFromQuery(GROUP_SPEC, queryOf(req))),
+  );
+  router.post('/Groups/.search', (req, res) =>
+    listGroups(ctx, req, res, listRequestFromSearch(GROUP_SPEC, req.body)),
+  );
+  router.get('/Groups/:id', (req, res) => answer(ctx, req, res, groupId(req)));
+  router.post('/Groups', (req, res) => createGroup(ctx, req, res));
+  router.put('/Groups/:id', (req, res) => replaceGroup(ctx, req, res));
+  router.patch('/Groups/:id', (req, res) => patchGroup(ctx, req, res));
+  router.delete('/Groups/:id', (req, res) => deleteGroup(ctx, req, res));
+  return router;
+}
+
+function groupSource(ctx: ScimContext, base: string): SearchSource<StoredGroup> {
+  return {
+    kind: 'group',
+    spec: GROUP_SPEC,
+    relatedAttribute: 'members',
+    load: (ids, related) => ctx.queries.groups(ids, { members: related }),
+    represent: (record) => groupToScim(record, base),
+    lookup: (attribute, value) => {
+      switch (attribute) {
+        case 'displayname':
+          return ctx.queries.groupIds('displayName', value);
+        case 'externalid':
+          return ctx.queries.groupIds('externalId', value);
+        case 'members':
+        case 'members.value':
+          return ctx.queries.groupIds('member', value);
+        case 'id':
+          return Promise.resolve([value]);
+        default:
+          return undefined;
+      }
+    },
+  };
+}
+
+async function listGroups(
+  ctx: ScimContext,
+  req: Request,
+  res: Response,
+  request: ListRequest,
+): Promise<void> {
+  const base = ctx.base(req);
+  const related = wants(request.projection, 'members');
+  const result = await search(groupSource(ctx, base), ctx.queries, { ...request, related });
+  const resources = result.records.map((record) => project(groupToScim(record, base), request.projection));
+  res.json(listResponse(resources, result.total, request.startIndex));
+}
+
+function groupId(req: Request): string {
+  return String(req.params.id);
+}
+
+async function readGroup(ctx: ScimContext, id: string, members: boolean): Promise<StoredGroup> {
+  const [stored] = await ctx.queries.groups([id], { members });
+  if (!stored) throw resourceNotFound('Group', id);
+  return stored;
+}
+
+async function answer(
+  ctx: ScimContext,
+  req: Request,
+  res: Response,
+  id: string,
+  status = 200,
+  projection: Projection = projectionFromQuery(GROUP_SPEC, queryOf(req)),
+): Promise<void> {
+  const base = ctx.base(req);
+  const stored = await readGroup(ctx, id, wants(projection, 'members'));
+  if (status === 201) res.location(`${base}/Groups/${id}`);
+  res.status(status).json(project(groupToScim(stored, base), projection));
+}
+
+async function createGroup(ctx: ScimContext, req: Request, res: Response): Promise<void> {
+  const resource = coerceResource(GROUP_SPEC, normaliseResource(GROUP_SPEC, resourceBody(req)));
+  const id = randomUUID();
+  const group = groupFromScim(id, resource);
+  const members = memberIds(resource.members, 'POST /Groups') ?? [];
+  const now = ctx.api.store.clock.now();
+  await ctx.api.upsertGroup({ ...group, members }, { mode: 'unique', signal: scimSignal(req) });
+  // Answered from what was written, as POST /Users is (meta times: the store clock's at the write).
+  const base = ctx.base(req);
+  const stored: StoredGroup = {
+    id,
+    group,
+    members: [...members].sort(),
+    extra: undefined,
+    createdMs: now,
+    modifiedMs: now,
+    version: 1,
+  };
+  res.location(`${base}/Groups/${id}`);
+  res.status(201).json(project(groupToScim(stored, base), projectionFromQuery(GROUP_SPEC, queryOf(req))));
+}
+
+/** PUT replaces the group; members and externalId stay when the body does not assert them. */
+async function replaceGroup(ctx: ScimContext, req: Request, res: Response): Promise<void> {
+  const id = groupId(req);
+  const body = resourceBody(req);
+  await ctx.locks.run(`group:${id}`, async () => {
+    const current = await readGroup(ctx, id, false);
+    const resource = coerceResource(GROUP_SPEC, normaliseResource(GROUP_SPEC, body));
+    const group = groupFromScim(id, resource, current.group.externalId);
+    const members = memberIds(resource.members, `PUT /Groups/${id}`);
+    await ctx.api.upsertGroup(
+      { ...group, ...(members === undefined ? {} : { members }) },
+      { mode: 'unique', signal: scimSignal(req), ifVersion: current.version },
+    );
+  });
+  await answer(ctx, req, res, id);
+}
+
+async function patchGroup(ctx: ScimContext, req: Request, res: Response): Promise<void> {
+  const id = groupId(req);
+  const operations = parsePatchRequest(GROUP_SPEC, req.body);
+  await ctx.locks.run(`group:${id}`, async () => {
+    const changes = await groupPatchChanges(ctx, req, id, operations);
+    if (changes.length > 0) await ctx.api.apply(changes);
+  });
+  const projection = projectionFromQuery(GROUP_SPEC, queryOf(req));
+  if (projection === FULL) {
+    res.status(204).end();
+    return;
+  }
+  await answer(ctx, req, res, id, 200, projection);
+}
+
+/** The changes one group PATCH makes, to be applied all together. */
+async function groupPatchChanges(
+  ctx: ScimContext,
+  req: Request,
+  id: string,
+  operations: readonly PatchOperation[],
+): Promise<DesiredChange[]> {
+  const memberOperations = operations.filter(isMembersOperation);
+  const current = await readGroup(ctx, id, needsCurrentMembers(memberOperations));
+  const options = { mode: 'unique' as const, signal: scimSignal(req) };
+  const changes: DesiredChange[] = [];
+  const others = operations.filter((operation) => !isMembersOperation(operation));
+  const plan = planMembership(memberOperations, current.members);
+  if (others.length > 0 || plan.replace) {
+    const scim = groupToScim({ ...current, members: [] }, ctx.base(req));
+    const { id: _id, meta: _meta, schemas: _schemas, ...editable } = scim;
+    const group = groupFromScim(id, coerceResource(GROUP_SPEC, applyPatch(GROUP_SPEC, editable, others)));
+    if (!jsonEqual(group, current.group) || plan.replace) {
+      const members = plan.replace ? { members: plan.replace } : {};
+      changes.push({
+        op: 'upsertGroup',
+        group: { ...group, ...members },
+        ...options,
+        ifVersion: current.version,
+      });
+    }
+  }
+  if (plan.add.length > 0) changes.push({ op: 'addMembers', groupId: id, userIds: plan.add, ...options });
+  if (plan.remove.length > 0)
+    changes.push({ op: 'removeMembers', groupId: id, userIds: plan.remove, ...options });
+  return changes;
+}
+
+async function deleteGroup(ctx: ScimContext, req: Request, res: Response): Promise<void> {
+  const id = groupId(req);
+  const result = await ctx.locks.run(`group:${id}`, () =>
+    ctx.api.deleteGroup(id, { signal: scimSignal(req) }),
+  );
+  if (result.status === 'absent') throw resourceNotFound('Group', id);
+  res.status(204).end();
+}

@@ -1,0 +1,99 @@
+import { Router, type Request, type RequestHandler } from 'express';
+import { BridgeError } from '../../domain/errors.js';
+import { bearerAuth, bearerToken } from '../../http/auth.js';
+import { jsonBody } from '../../http/body.js';
+import { DesiredStateQueries } from '../../store/desired-state.queries.js';
+import type { Keys } from '../../store/keys.js';
+import type { RedisClient } from '../../store/redis-connection.js';
+import type { DesiredStateApi } from '../desired-state.api.js';
+import { groupsRouter } from './groups.routes.js';
+import { KeyedLock } from './keyed-lock.js';
+import type { ScimContext } from './scim-context.js';
+import { scimErrorHandler, sendScimFailure, toScimFailure } from './scim-errors.js';
+import { discoveryRouter, rememberOrigin } from './scimmy-discovery.js';
+import { usersRouter } from './users.routes.js';
+
+/**
+ * The bridge's SCIM 2.0 server (RFC 7643/7644) for IdP push, mounted at /scim/v2 (SPEC §5.1).
+ *
+ * In order: SCIM content type on every answer; the query pinned (express 5 re-parses `req.query` on
+ * every read, so scimmy-routers' casting of startIndex/count would be lost); bearer authentication
+ * (constant time, SCIM 401 with `WWW-Authenticate: Bearer`); JSON bodies (`application/scim+json`
+ * and `application/json`, over the limit 413); /Users and /Groups served from the desired state by
+ * the bridge's own routes; discovery and the remaining endpoints by scimmy-routers; one error
+ * handler that maps every failure to a SCIM Error.
+ *
+ * /Users and /Groups do not go through scimmy's Resource classes: those re-slice a page their egress
+ * handler already paged, turn any ordinary error into "404 Resource not found" (a Redis outage
+ * would tell the IdP its users vanished), cannot answer 503, and their filter matching is
+ * case-sensitive and rejects escaped quotes. Schemas still come from scimmy (scim-schema.ts).
+ */
+
+export interface ScimRouterDeps {
+  /** INBOUND_SCIM_TOKEN, read per request so a rotated secret applies at once. */
+  token: () => string;
+  /** Every accepted write goes through it (and so reaches the target). */
+  api: DesiredStateApi;
+  /** A producer connection (fails fast when Redis is down) for the reads. */
+  redis: RedisClient;
+  keys: Keys;
+  /** Body size limit (HTTP_BODY_LIMIT); 1 MiB by default. */
+  bodyLimitBytes?: number;
+  /**
+   * The public absolute URL of /scim/v2 (e.g. `https://bridge.example.com/scim/v2`) for
+   * `meta.location` and `Location`; by default taken from the request (Host, and the protocol as
+   * the app's `trust proxy` setting allows).
+   */
+  baseUrl?: string;
+}
+
+const SCIM_TYPES = ['application/scim+json', 'application/json', 'application/*+json'];
+const DEFAULT_BODY_LIMIT = 1024 * 1024;
+
+export function scimRouter(deps: ScimRouterDeps): Router {
+  const bases = new WeakMap<Request, string>();
+  const context: ScimContext = {
+    api: deps.api,
+    queries: new DesiredStateQueries(deps.redis, deps.keys),
+    locks: new KeyedLock(),
+    base: (req) => bases.get(req) ?? requestBase(req),
+  };
+  const router = Router();
+  router.use((req, res, next) => {
+    res.type('application/scim+json');
+    pinQuery(req);
+    const base = deps.baseUrl?.replace(/\/+$/, '') ?? requestBase(req);
+    bases.set(req, base);
+    rememberOrigin(req, new URL(base).origin);
+    next();
+  });
+  router.use(bearerAuth({ token: deps.token, realm: 'scim', reject: rejectUnauthorized }));
+  router.use(jsonBody(deps.bodyLimitBytes ?? DEFAULT_BODY_LIMIT, SCIM_TYPES));
+  router.use(usersRouter(context));
+  router.use(groupsRouter(context));
+  router.all(['/Me', '/.search'], notImplemented);
+  router.use(discoveryRouter());
+  router.use(scimErrorHandler);
+  return router;
+}
+
+function requestBase(req: Request): string {
+  return `${req.protocol}://${req.get('host') ?? 'localhost'}${req.baseUrl}`;
+}
+
+/** Reads the query once and keeps that object, so that changes made to it are kept. */
+function pinQuery(req: Request): void {
+  const query: unknown = req.query;
+  Object.defineProperty(req, 'query', { value: query, writable: true, configurable: true, enumerable: true });
+}
+
+const rejectUnauthorized: RequestHandler = (req, res) => {
+  const given = bearerToken(req.headers.authorization);
+  const detail = given === undefined ? 'Missing bearer token' : 'Wrong bearer token';
+  sendScimFailure(res, toScimFailure(new BridgeError('unauthorized', detail)));
+};
+
+const notImplemented: RequestHandler = (req, _res, next) => {
+  const hint = req.path === '/.search' ? ': search /Users/.search or /Groups/.search' : '';
+  next(new BridgeError('not_enabled', `${req.path} is not implemented${hint}`));
+};

@@ -1,0 +1,44 @@
+import type { Router } from 'express';
+import type { Config } from '../../config/schema.js';
+import type { DesiredStateApi } from '../desired-state.api.js';
+import { eventsWebhookRouter } from './events.webhook.js';
+import { OktaApiClient, type OktaDirectory } from './okta-api.client.js';
+import { oktaWebhookRouter, type OktaWebhookDeps } from './okta.webhook.js';
+
+export interface WebhookRoutesDeps {
+  config: Config;
+  /** The HTTP side's DesiredStateApi (producer connection: 503 when Redis is down). */
+  api: DesiredStateApi;
+  /** The okta-events producer, on the same producer connection. */
+  oktaProducer: OktaWebhookDeps['producer'];
+}
+
+/** Both webhook routers at their paths, for buildApp's `routes`. Unset secrets answer 404. */
+export function webhookRoutes(deps: WebhookRoutesDeps): { path: string; router: Router }[] {
+  const { config } = deps;
+  return [
+    {
+      path: '/webhooks/events',
+      router: eventsWebhookRouter({
+        secret: () => config.inbound.webhookSecret,
+        api: deps.api,
+        bodyLimitBytes: config.http.bodyLimitBytes,
+      }),
+    },
+    {
+      path: '/webhooks/okta',
+      router: oktaWebhookRouter({
+        secret: () => config.inbound.oktaHookSecret,
+        producer: deps.oktaProducer,
+        bodyLimitBytes: config.http.bodyLimitBytes,
+      }),
+    },
+  ];
+}
+
+/** Okta's API for profile enrichment, when OKTA_ORG_URL and OKTA_API_TOKEN are both set. */
+export function oktaDirectoryFromConfig(config: Config): OktaDirectory | undefined {
+  const { orgUrl, apiToken } = config.okta;
+  if (orgUrl === '' || apiToken === '') return undefined;
+  return new OktaApiClient({ orgUrl, token: () => apiToken });
+}

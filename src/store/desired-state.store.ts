@@ -1,0 +1,245 @@
+import {
+  canonicalGroupJson,
+  canonicalUserJson,
+  groupIndexEntries,
+  parseStoredGroup,
+  parseStoredUser,
+  userIndexEntries,
+  type IndexEntries,
+} from '../domain/canonical.js';
+import { BridgeError } from '../domain/errors.js';
+import type { DesiredGroup, DesiredUser, IdentityKey } from '../domain/identity.js';
+import { parseKey } from '../domain/identity.js';
+import type { Keys } from './keys.js';
+import { LuaScript } from './lua-script.js';
+import { APPLY_BATCH } from './lua/desired-state.lua.js';
+import type { RedisClock } from './redis-clock.js';
+import type { RedisClient } from './redis-connection.js';
+import { storeCall } from './redis-errors.js';
+
+/** Where a change came from, for the identity's history. */
+export interface Signal {
+  source: 'scim' | 'events' | 'okta' | 'snapshot' | 'admin' | 'directory';
+  detail?: string;
+}
+
+export interface ChangeOptions {
+  signal?: Signal;
+  /** Applies the change only while the identity is still at this version (read-modify-write). */
+  ifVersion?: number;
+  /** Applies the change only if newer than the last event applied to the identity (ms). */
+  eventTime?: number;
+  /** 'unique' refuses a userName/displayName held by another identity; 'force' takes it over. */
+  mode?: 'unique' | 'force';
+  /** Index into the batch's event ids: the change is skipped when that event was seen before. */
+  eventIndex?: number;
+}
+
+export type GroupInput = Omit<DesiredGroup, 'members'> & { members?: readonly string[] };
+
+/**
+ * One change to the desired state. `extra` holds attributes the bridge keeps for its own SCIM
+ * server but does not manage on the target (undefined: leave as is, null: clear).
+ */
+export type DesiredChange = ChangeOptions &
+  (
+    | { op: 'upsertUser'; user: DesiredUser; extra?: unknown; clean?: boolean }
+    | { op: 'deleteUser'; id: string }
+    | { op: 'upsertGroup'; group: GroupInput; extra?: unknown; clean?: boolean }
+    | { op: 'deleteGroup'; id: string }
+    | { op: 'addMembers' | 'removeMembers'; groupId: string; userIds: readonly string[] }
+  );
+
+export type WriteStatus =
+  'created' | 'updated' | 'unchanged' | 'deleted' | 'absent' | 'stale' | 'changed' | 'skipped';
+
+export interface BatchResult {
+  /** One status per change, in order. */
+  results: WriteStatus[];
+  /** Event ids seen before: their changes were skipped. */
+  duplicates: string[];
+  /** Identities marked dirty: the reconcile jobs owed. */
+  touched: IdentityKey[];
+}
+
+export interface BatchOptions {
+  /**
+   * Event ids to remember for `ttlSeconds` (per source): a change whose `eventIndex` points at an
+   * id seen before is skipped, and the id is reported in `duplicates`.
+   */
+  events?: { source: string; ids: readonly string[]; ttlSeconds: number };
+  /**
+   * A running full sync enqueues the jobs these changes owe itself, users before groups: their
+   * dirty marks are left to the sweep (in case the sync dies) rather than fed to the queue at once.
+   */
+  forSync?: boolean;
+}
+
+const applyBatchScript = new LuaScript(APPLY_BATCH);
+
+/**
+ * The desired state in Redis: users, groups and memberships keyed by their source id, with the
+ * indexes the SCIM server and matching need. Every write goes through one Lua script that applies a
+ * batch atomically and marks what it changed dirty, so a reconcile job is owed even if the process
+ * dies before enqueueing. Sources use the DesiredStateApi, which also enqueues.
+ */
+export class DesiredStateStore {
+  constructor(
+    private readonly redis: RedisClient,
+    readonly keys: Keys,
+    readonly clock: RedisClock,
+  ) {}
+
+  async apply(changes: readonly DesiredChange[], options: BatchOptions = {}): Promise<BatchResult> {
+    const now = this.clock.now();
+    const ops = changes.map((change) => this.toOp(change, now));
+    const events = options.events;
+    const batch = {
+      ops,
+      ...(options.forSync ? { forSync: true } : {}),
+      ...(events
+        ? { events: { ids: events.ids.map((id) => `${events.source}:${id}`), ttl: events.ttlSeconds } }
+        : {}),
+    };
+    const reply = await storeCall(() =>
+      applyBatchScript.run(this.redis, this.keys.prefix, [now, JSON.stringify(batch)]),
+    );
+    const parsed = JSON.parse(reply as string) as {
+      results?: WriteStatus[] | Record<string, never>;
+      duplicates?: string[] | Record<string, never>;
+      touched?: string[] | Record<string, never>;
+      conflict?: { index: number; owner: string };
+      modified?: number;
+    };
+    if (parsed.conflict) throw conflictError(changes[parsed.conflict.index], parsed.conflict.owner);
+    if (parsed.modified !== undefined) {
+      throw new BridgeError('conflict', 'The identity changed meanwhile; read it again', {
+        scimType: 'modified',
+      });
+    }
+    const namespace = events ? events.source.length + 1 : 0;
+    return {
+      results: asArray(parsed.results),
+      duplicates: asArray(parsed.duplicates).map((id) => id.slice(namespace)),
+      touched: asArray(parsed.touched)
+        .map(parseKey)
+        .filter((k): k is IdentityKey => k !== undefined),
+    };
+  }
+
+  async getUser(id: string): Promise<DesiredUser | undefined> {
+    const json = await storeCall(() => this.redis.get(this.keys.doc('user', id)));
+    return json === null ? undefined : parseStoredUser(id, json);
+  }
+
+  async getGroup(id: string): Promise<DesiredGroup | undefined> {
+    const [json, members] = await storeCall(() =>
+      Promise.all([this.redis.get(this.keys.doc('group', id)), this.redis.smembers(this.keys.members(id))]),
+    );
+    return json === null ? undefined : parseStoredGroup(id, json, members.sort());
+  }
+
+  private toOp(change: DesiredChange, now: number): Record<string, unknown> {
+    checkIds(change);
+    const common = {
+      ...(change.ifVersion === undefined ? {} : { ifv: String(change.ifVersion) }),
+      ...(change.eventTime === undefined ? {} : { evt: String(change.eventTime) }),
+      ...(change.eventIndex === undefined ? {} : { event: change.eventIndex }),
+      entry: change.signal ? this.entry(change.signal, now) : '',
+      mode: change.mode ?? 'unique',
+    };
+    switch (change.op) {
+      case 'upsertUser':
+        return {
+          op: change.op,
+          id: change.user.id,
+          doc: canonicalUserJson(change.user),
+          ...indexField(userIndexEntries(change.user)),
+          ...(change.clean ? { clean: true } : {}),
+          ...extraField(change.extra),
+          ...common,
+        };
+      case 'upsertGroup':
+        return {
+          op: change.op,
+          id: change.group.id,
+          doc: canonicalGroupJson(change.group),
+          ...indexField(groupIndexEntries(change.group)),
+          ...(change.clean ? { clean: true } : {}),
+          ...(change.group.members ? { members: [...new Set(change.group.members)] } : {}),
+          ...extraField(change.extra),
+          ...common,
+        };
+      case 'deleteUser':
+      case 'deleteGroup':
+        return { op: change.op, id: change.id, ...common };
+      case 'addMembers':
+      case 'removeMembers':
+        return { op: change.op, id: change.groupId, members: [...new Set(change.userIds)], ...common };
+    }
+  }
+
+  private entry(signal: Signal, now: number): string {
+    return JSON.stringify({
+      at: now,
+      type: 'signal',
+      source: signal.source,
+      ...(signal.detail ? { detail: signal.detail } : {}),
+    });
+  }
+}
+
+function indexField(entries: IndexEntries | undefined): { ix?: string } {
+  return entries ? { ix: JSON.stringify(entries) } : {};
+}
+
+/** Keys and the membership index join ids with a line break: ids may not hold control characters. */
+function checkIds(change: DesiredChange): void {
+  const ids = [
+    'user' in change
+      ? change.user.id
+      : 'group' in change
+        ? change.group.id
+        : 'id' in change
+          ? change.id
+          : change.groupId,
+    ...('userIds' in change ? change.userIds : []),
+    ...('group' in change && change.group.members ? change.group.members : []),
+  ];
+  const bad = ids.find((id) => id === '' || hasControlCharacter(id));
+  if (bad !== undefined) {
+    throw new BridgeError(
+      'invalid_input',
+      `An id must be non-empty, without control characters: ${JSON.stringify(bad)}`,
+    );
+  }
+}
+
+function hasControlCharacter(text: string): boolean {
+  for (let i = 0; i < text.length; i++) {
+    const code = text.charCodeAt(i);
+    if (code < 32 || code === 127) return true;
+  }
+  return false;
+}
+
+function extraField(extra: unknown): { extra?: string } {
+  if (extra === undefined) return {};
+  return { extra: extra === null ? '' : JSON.stringify(extra) };
+}
+
+function asArray<T>(value: T[] | Record<string, never> | undefined): T[] {
+  return Array.isArray(value) ? value : [];
+}
+
+function conflictError(change: DesiredChange | undefined, _owner: string): BridgeError {
+  const [attribute, value] =
+    change?.op === 'upsertUser'
+      ? ['userName', change.user.userName]
+      : change?.op === 'upsertGroup'
+        ? ['displayName', change.group.displayName]
+        : ['name', ''];
+  return new BridgeError('conflict', `${attribute} "${value}" is already taken by another identity`, {
+    scimType: 'uniqueness',
+  });
+}

@@ -1,0 +1,217 @@
+import { parseStoredGroup, parseStoredUser } from '../domain/canonical.js';
+import type { DesiredGroup, DesiredUser, IdentityKind } from '../domain/identity.js';
+import { formatKey } from '../domain/identity.js';
+import type { Keys } from './keys.js';
+import { LuaScript } from './lua-script.js';
+import {
+  ADOPT_BULK,
+  FORGET_TARGET,
+  MARK_CREATING,
+  RECORD_OUTCOME,
+  SET_TARGET,
+} from './lua/reconcile-state.lua.js';
+import type { RedisClock } from './redis-clock.js';
+import type { RedisClient } from './redis-connection.js';
+import { storeCall } from './redis-errors.js';
+
+const SCRIPTS = {
+  setTarget: new LuaScript(SET_TARGET),
+  adoptBulk: new LuaScript(ADOPT_BULK),
+  markCreating: new LuaScript(MARK_CREATING),
+  forgetTarget: new LuaScript(FORGET_TARGET),
+  recordOutcome: new LuaScript(RECORD_OUTCOME),
+};
+
+const letter = (kind: IdentityKind) => (kind === 'user' ? 'u' : 'g');
+
+export interface StoredError {
+  code: string;
+  message: string;
+  status?: number;
+  detail?: string;
+  at: number;
+}
+
+/** What a reconcile run reads about one identity: desired state and what we know of the target. */
+export interface IdentityState<D> {
+  desired: D | undefined;
+  targetId: string | undefined;
+  managed: boolean;
+  /** When the bridge last wrote to the target for it (ms); a full sync's older observation is stale. */
+  lastAppliedAt: number | undefined;
+  /** The externalId of a create sent whose answer was lost, until the identity is matched. */
+  pendingCreate: string | undefined;
+}
+
+export interface HistoryEntry {
+  at: number;
+  type: 'signal' | 'decision' | 'request' | 'error';
+  [field: string]: unknown;
+}
+
+export interface Outcome {
+  startedAt: number;
+  /** An action (created, updated, …), 'failed' for a permanent failure, 'retrying' for a transient one. */
+  result: string;
+  error?: StoredError;
+  requests: Record<string, number>;
+  history: HistoryEntry[];
+}
+
+/**
+ * What the reconciler knows and records per identity: the target id mapping, whether the bridge
+ * manages it, the outcome of each run, failures and history. Key layout: keys.ts.
+ */
+export class ReconcileStateStore {
+  constructor(
+    private readonly redis: RedisClient,
+    readonly keys: Keys,
+    readonly clock: RedisClock,
+  ) {}
+
+  async userState(id: string): Promise<IdentityState<DesiredUser>> {
+    const [d, fields] = await storeCall(() =>
+      Promise.all([
+        this.redis.get(this.keys.doc('user', id)),
+        this.redis.hmget(this.keys.identity('user', id), ...STATE_FIELDS),
+      ]),
+    );
+    return { desired: d ? parseStoredUser(id, d) : undefined, ...mapping(fields) };
+  }
+
+  async groupState(id: string): Promise<IdentityState<DesiredGroup>> {
+    const [d, fields, members] = await storeCall(() =>
+      Promise.all([
+        this.redis.get(this.keys.doc('group', id)),
+        this.redis.hmget(this.keys.identity('group', id), ...STATE_FIELDS),
+        this.redis.smembers(this.keys.members(id)),
+      ]),
+    );
+    return { desired: d ? parseStoredGroup(id, d, members.sort()) : undefined, ...mapping(fields) };
+  }
+
+  /** Target ids of users, and whether each is still desired (absent users are left out of groups). */
+  async userTargets(ids: readonly string[]): Promise<Map<string, { targetId?: string; desired: boolean }>> {
+    const result = new Map<string, { targetId?: string; desired: boolean }>();
+    for (let i = 0; i < ids.length; i += 1000) {
+      const batch = ids.slice(i, i + 1000);
+      const pipeline = this.redis.pipeline();
+      for (const id of batch) {
+        pipeline.hget(this.keys.identity('user', id), 't');
+        pipeline.exists(this.keys.doc('user', id));
+      }
+      const replies = (await storeCall(() => pipeline.exec())) ?? [];
+      batch.forEach((id, n) => {
+        const t = replies[2 * n]?.[1] as string | null;
+        const desired = replies[2 * n + 1]?.[1] === 1;
+        result.set(id, { ...(t ? { targetId: t } : {}), desired });
+      });
+    }
+    return result;
+  }
+
+  async setTarget(kind: IdentityKind, id: string, targetId: string): Promise<void> {
+    const args = [letter(kind), id, targetId];
+    await storeCall(() => SCRIPTS.setTarget.run(this.redis, this.keys.prefix, args));
+  }
+
+  /** Notes a create about to be sent, with the externalId it carries ('' forgets it). */
+  async markCreating(kind: IdentityKind, id: string, externalId: string): Promise<void> {
+    await storeCall(() =>
+      SCRIPTS.markCreating.run(this.redis, this.keys.prefix, [letter(kind), id, externalId]),
+    );
+  }
+
+  /**
+   * Records target ids found by a full sync's listing, for identities that have none yet; an
+   * existing mapping (a reconcile run may have just written it) is never overwritten.
+   */
+  async adoptBulk(items: readonly { kind: IdentityKind; id: string; targetId: string }[]): Promise<number> {
+    let adopted = 0;
+    const now = this.clock.now();
+    for (let i = 0; i < items.length; i += 1000) {
+      const args = items.slice(i, i + 1000).flatMap((item) => [letter(item.kind), item.id, item.targetId]);
+      const reply = await storeCall(() =>
+        SCRIPTS.adoptBulk.run(this.redis, this.keys.prefix, [now, ...args]),
+      );
+      adopted += Number(reply);
+    }
+    return adopted;
+  }
+
+  async forgetTarget(kind: IdentityKind, id: string, drop = false): Promise<void> {
+    const args = [letter(kind), id, drop ? 'drop' : ''];
+    await storeCall(() => SCRIPTS.forgetTarget.run(this.redis, this.keys.prefix, args));
+  }
+
+  async recordOutcome(kind: IdentityKind, id: string, outcome: Outcome): Promise<void> {
+    const args = [
+      letter(kind),
+      id,
+      formatKey({ kind, id }),
+      outcome.startedAt,
+      this.clock.now(),
+      outcome.result,
+      outcome.error ? JSON.stringify(outcome.error) : '',
+      JSON.stringify(outcome.requests),
+      ...outcome.history.map((entry) => JSON.stringify(entry)),
+    ];
+    await storeCall(() => SCRIPTS.recordOutcome.run(this.redis, this.keys.prefix, args));
+  }
+
+  async groupsOfUser(userId: string): Promise<string[]> {
+    // Every "<userId>\n<groupId>" sorts between "<userId>\n" and "<userId>\x0b" (the byte after \n).
+    const prefix = `${userId}\n`;
+    const entries = await storeCall(() =>
+      this.redis.zrangebylex(this.keys.memberOf(), `[${prefix}`, `(${userId}\u000b`),
+    );
+    return entries.map((entry) => entry.slice(prefix.length));
+  }
+
+  async sourceIdForTarget(kind: IdentityKind, targetId: string): Promise<string | undefined> {
+    return (await storeCall(() => this.redis.hget(this.keys.targetIdIndex(kind), targetId))) ?? undefined;
+  }
+
+  async managedCount(kind: IdentityKind): Promise<number> {
+    return storeCall(() => this.redis.scard(this.keys.managed(kind)));
+  }
+
+  /** Dirty marks from a time on, oldest first (score: the time of the change, ms). */
+  async dirtySince(from: number, limit: number, offset = 0): Promise<{ key: string; score: number }[]> {
+    const flat = await storeCall(() =>
+      this.redis.zrangebyscore(this.keys.dirty(), from, '+inf', 'WITHSCORES', 'LIMIT', offset, limit),
+    );
+    const marks: { key: string; score: number }[] = [];
+    for (let i = 0; i + 1 < flat.length; i += 2)
+      marks.push({ key: flat[i] as string, score: Number(flat[i + 1]) });
+    return marks;
+  }
+
+  /** Identity keys with a change older than the given time and no completed run since. */
+  async staleDirtyKeys(olderThan: number, limit: number): Promise<string[]> {
+    const [fed, forSync] = await storeCall(() =>
+      Promise.all(
+        [this.keys.dirty(), this.keys.dirtyForSync()].map((key) =>
+          this.redis.zrangebyscore(key, '-inf', olderThan, 'LIMIT', 0, limit),
+        ),
+      ),
+    );
+    return [...new Set([...(fed ?? []), ...(forSync ?? [])])].slice(0, limit);
+  }
+
+  async history(kind: IdentityKind, id: string, limit = 20): Promise<HistoryEntry[]> {
+    const raw = await storeCall(() => this.redis.lrange(this.keys.history(kind, id), 0, limit - 1));
+    return raw.map((line) => JSON.parse(line) as HistoryEntry);
+  }
+}
+
+const STATE_FIELDS = ['t', 'm', 'la', 'pc'] as const;
+
+function mapping([t, m, la, pc]: (string | null)[]) {
+  return {
+    targetId: t ?? undefined,
+    managed: m === '1',
+    lastAppliedAt: la ? Number(la) : undefined,
+    pendingCreate: pc ?? undefined,
+  };
+}

@@ -1,0 +1,35 @@
+import { BridgeError } from '../domain/errors.js';
+
+/** Our own refusal to send a command on a fail-fast connection that is not connected. */
+export class RedisUnavailableError extends Error {
+  constructor(status: string) {
+    super(`Redis is unreachable (connection ${status})`);
+    this.name = 'RedisUnavailableError';
+  }
+}
+
+/**
+ * ioredis reports an unreachable server with plain Errors; this is the one place that recognises
+ * them, so the edges can answer 503 (never 404 or 500) and workers can retry.
+ */
+export function isRedisUnavailable(error: unknown): boolean {
+  if (error instanceof RedisUnavailableError) return true;
+  if (!(error instanceof Error)) return false;
+  if (error.name === 'MaxRetriesPerRequestError') return true;
+  const code = (error as NodeJS.ErrnoException).code;
+  if (code === 'ECONNREFUSED' || code === 'ECONNRESET' || code === 'ETIMEDOUT' || code === 'EPIPE')
+    return true;
+  return /Connection is closed|Stream isn't writeable|enableOfflineQueue|Command timed out|connect ETIMEDOUT/i.test(
+    error.message,
+  );
+}
+
+/** Runs a store operation and turns a Redis outage into `store_unavailable`. */
+export async function storeCall<T>(operation: () => Promise<T>): Promise<T> {
+  try {
+    return await operation();
+  } catch (error) {
+    if (isRedisUnavailable(error)) throw new BridgeError('store_unavailable', undefined, { cause: error });
+    throw error;
+  }
+}

@@ -1,0 +1,77 @@
+import type { Config } from '../config/schema.js';
+import type { Logger } from '../ops/logger.js';
+import { OktaEventProducer } from '../queue/okta-events.producer.js';
+import { ReconcileProducer } from '../queue/reconcile.producer.js';
+import { SyncService } from '../queue/sync.service.js';
+import { DesiredStateApi } from '../sources/desired-state.api.js';
+import { DesiredStateStore } from '../store/desired-state.store.js';
+import { createKeys, type Keys } from '../store/keys.js';
+import { RedisClock } from '../store/redis-clock.js';
+import {
+  closeRedis,
+  createRedis,
+  untilReady,
+  type RedisClient,
+  type RedisRole,
+} from '../store/redis-connection.js';
+import { ReconcileStateStore } from '../store/reconcile-state.store.js';
+import { SyncRecordStore } from '../store/sync-record.store.js';
+import { TargetHealthStore } from '../store/target-health.store.js';
+
+/** The desired state and its queue as one side of the bridge sees them, on one Redis connection. */
+export interface StoreSide {
+  redis: RedisClient;
+  keys: Keys;
+  clock: RedisClock;
+  desired: DesiredStateStore;
+  state: ReconcileStateStore;
+  health: TargetHealthStore;
+  producer: ReconcileProducer;
+  api: DesiredStateApi;
+  syncs: SyncService;
+  /** Okta Event Hook deliveries, queued for the okta-events worker. */
+  oktaEvents: OktaEventProducer;
+  close(): Promise<void>;
+}
+
+/**
+ * `producer` for the HTTP side (fails fast: routes answer 503 when Redis is down), `worker` for the
+ * workers (waits for Redis to come back).
+ */
+export async function createStoreSide(config: Config, role: RedisRole, logger: Logger): Promise<StoreSide> {
+  const redis = createRedis(config.redis, role, `scim-bridge-${role}`);
+  redis.on('error', (error: Error) => logger.debug({ err: error.message, role }, 'redis connection error'));
+  // A producer connection refuses commands until connected: give it a moment before serving, but
+  // start anyway when Redis is down (/readyz then says so).
+  await untilReady(redis, 5000).catch(() => logger.warn({ role }, 'Redis is not reachable yet'));
+  const keys = createKeys(config.redis.keyPrefix);
+  const clock = new RedisClock(redis);
+  await clock.start();
+  const producer = new ReconcileProducer(redis, {
+    attempts: config.reconcile.attempts,
+    queuePrefix: keys.queuePrefix(),
+  });
+  const desired = new DesiredStateStore(redis, keys, clock);
+  const api = new DesiredStateApi(desired, producer);
+  const syncs = new SyncService(redis, keys.queuePrefix(), new SyncRecordStore(redis, keys, clock));
+  const oktaEvents = new OktaEventProducer(redis, { queuePrefix: keys.queuePrefix() });
+  return {
+    redis,
+    keys,
+    clock,
+    desired,
+    state: new ReconcileStateStore(redis, keys, clock),
+    health: new TargetHealthStore(redis, keys),
+    producer,
+    api,
+    syncs,
+    oktaEvents,
+    close: async () => {
+      clock.stop();
+      await oktaEvents.close().catch(() => undefined);
+      await producer.close().catch(() => undefined);
+      await syncs.close().catch(() => undefined);
+      await closeRedis(redis);
+    },
+  };
+}

@@ -1,0 +1,126 @@
+import type { Worker } from 'bullmq';
+import type { Snapshot } from '../domain/identity.js';
+import type { Config } from '../config/schema.js';
+import type { Logger } from '../ops/logger.js';
+import type { Metrics } from '../ops/metrics.js';
+import { startDirtyFeeder } from '../queue/dirty-feeder.js';
+import { startOktaEventWorker } from '../queue/okta-events.worker.js';
+import { startReconcileWorker } from '../queue/reconcile.worker.js';
+import { startSyncWorker } from '../queue/sync.worker.js';
+import type { ReconcileJobData } from '../queue/reconcile-job.js';
+import { TargetHealth } from '../reconcile/target-health.js';
+import { redisRequestGate } from '../target/request-gate.js';
+import { ScimHttp } from '../target/scim-http.js';
+import { oktaDirectoryFromConfig } from '../sources/webhooks/webhook-routes.js';
+import { ScimTargetClient } from '../target/scim-target.client.js';
+import { createStoreSide, type StoreSide } from './store-side.js';
+
+export interface WorkerSide {
+  store: StoreSide;
+  target: ScimTargetClient;
+  reconcileWorker: Worker<ReconcileJobData>;
+  syncWorker: Worker;
+  close(): Promise<void>;
+}
+
+export function createTargetClient(
+  config: Config,
+  store: StoreSide,
+  metrics: Metrics,
+  logger: Logger,
+  token: () => string = () => config.target.token,
+): ScimTargetClient {
+  const http = new ScimHttp({
+    baseUrl: config.target.url,
+    token,
+    concurrency: config.target.concurrency,
+    timeoutMs: config.target.timeoutSeconds * 1000,
+    gate: redisRequestGate(store.redis, store.keys, config.target.maxRps),
+    metrics,
+    logger,
+  });
+  return new ScimTargetClient(http);
+}
+
+/** The reconcile workers, the full-sync worker and scheduler, and the dirty sweep, on worker connections. */
+export async function startWorkerSide(
+  config: Config,
+  metrics: Metrics,
+  logger: Logger,
+  options: { readSource?: () => Promise<Snapshot>; targetToken?: () => string } = {},
+): Promise<WorkerSide> {
+  const { readSource } = options;
+  const store = await createStoreSide(config, 'worker', logger);
+  const target = createTargetClient(config, store, metrics, logger, options.targetToken);
+  const enqueue = (keys: Parameters<typeof store.producer.enqueue>[0]) => store.producer.enqueue(keys);
+  const health = new TargetHealth(store.health, metrics, logger, () => store.clock.now());
+  const reconcileWorker = startReconcileWorker(
+    store.redis,
+    {
+      state: store.state,
+      target,
+      deprovision: config.reconcile.deprovision,
+      enqueue,
+      logger,
+      health,
+      clock: store.clock,
+      metrics,
+      queue: store.producer.queue,
+    },
+    {
+      concurrency: config.reconcile.workerConcurrency,
+      attempts: config.reconcile.attempts,
+      backoffMs: config.reconcile.backoffMs,
+      lockMs: config.reconcile.lockSeconds * 1000,
+      queuePrefix: store.keys.queuePrefix(),
+    },
+  );
+  const syncWorker = await startSyncWorker(
+    store.redis,
+    {
+      records: store.syncs.records,
+      desired: store.desired,
+      state: store.state,
+      redis: store.redis,
+      keys: store.keys,
+      target,
+      jobs: store.producer,
+      readSource,
+      settings: {
+        deprovision: config.reconcile.deprovision,
+        deprovisionLimit: config.reconcile.deprovisionLimit,
+        concurrency: config.target.concurrency,
+      },
+      service: store.syncs,
+      metrics,
+      logger,
+    },
+    {
+      queuePrefix: store.keys.queuePrefix(),
+      schedule: config.reconcile.syncSchedule,
+      lockMs: config.reconcile.lockSeconds * 2000,
+    },
+  );
+  const okta = oktaDirectoryFromConfig(config);
+  const oktaWorker = startOktaEventWorker(
+    store.redis,
+    { api: store.api, ...(okta ? { okta } : {}), logger },
+    { queuePrefix: store.keys.queuePrefix() },
+  );
+  const feeder = startDirtyFeeder(store.state, enqueue, logger);
+  return {
+    store,
+    target,
+    reconcileWorker,
+    syncWorker: syncWorker as unknown as Worker,
+    close: async () => {
+      feeder.stop();
+      await oktaWorker.close();
+      await okta?.close();
+      await syncWorker.close();
+      await reconcileWorker.close();
+      await target.http.close();
+      await store.close();
+    },
+  };
+}

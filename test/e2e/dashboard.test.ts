@@ -1,0 +1,185 @@
+import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { chromium, type BrowserContext, type Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  ADMIN_TOKEN,
+  BAD_USER,
+  fixBadUserQuietly,
+  settledSync,
+  snapshotOf,
+  startAdminFixture,
+  startSync,
+  type AdminFixture,
+} from '../integration/admin-fixture.js';
+
+// Real: a headless Chromium (Debian's, driven by playwright-core) using the dashboard the bridge
+// serves at /admin/ui, the bridge's admin API, Redis, BullMQ workers, the reference target. The
+// screenshots of the README's "Operating" section are taken here.
+const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+// The README's screenshots are refreshed with UPDATE_SCREENSHOTS=1; otherwise they go to a temporary
+// directory, so that running the tests never changes tracked files.
+const SCREENSHOTS = process.env.UPDATE_SCREENSHOTS
+  ? fileURLToPath(new URL('../../docs/screenshots/', import.meta.url))
+  : mkdtempSync(join(tmpdir(), 'scim-bridge-screenshots-'));
+const ARGS = [
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
+
+describe('web dashboard in Chromium', () => {
+  let fixture: AdminFixture;
+  let context: BrowserContext;
+  let page: Page;
+  let profile: string;
+  const requests: string[] = [];
+  const problems: string[] = [];
+  const nav = () => page.getByRole('navigation', { name: 'Main' });
+
+  beforeAll(async () => {
+    if (!existsSync(CHROMIUM)) {
+      throw new Error(
+        `No Chromium at ${CHROMIUM}: apt-get install chromium (as .ci/run does) or set CHROMIUM_PATH`,
+      );
+    }
+    fixture = await startAdminFixture();
+    await settledSync(fixture, await startSync(fixture, { snapshot: snapshotOf(12) }));
+    await fixture.engine.bridge.store.api.upsertUser(BAD_USER, { signal: { source: 'events' } });
+    await fixture.engine.drain();
+    // Drift on the target, so that the dry run has something to plan.
+    for (const u of fixture.target.users().slice(0, 2)) {
+      fixture.target.updateUser(u.id, { name: { givenName: 'Drifted', familyName: 'Away' } });
+    }
+    profile = mkdtempSync(join(tmpdir(), 'scim-bridge-chromium-'));
+    context = await chromium.launchPersistentContext(profile, {
+      executablePath: CHROMIUM,
+      headless: true,
+      args: ARGS,
+      viewport: { width: 1280, height: 900 },
+      baseURL: fixture.engine.bridge.http.url,
+    });
+    page = context.pages()[0] ?? (await context.newPage());
+    page.on('request', (request) => requests.push(request.url()));
+    page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
+    page.on('console', (message) => {
+      if (message.type() === 'error' && !/401/.test(message.text()))
+        problems.push(`console: ${message.text()}`);
+    });
+    mkdirSync(SCREENSHOTS, { recursive: true });
+  }, 60_000);
+
+  afterAll(async () => {
+    await context?.close();
+    await fixture?.close();
+    if (profile) rmSync(profile, { recursive: true, force: true });
+  });
+
+  it('signs in with the admin token, kept in session storage only', async () => {
+    await page.goto('/admin/ui');
+    expect(new URL(page.url()).pathname).toBe('/admin/ui/');
+    const token = page.getByLabel('Admin token');
+    await expect.poll(() => token.evaluate((el) => el === document.activeElement)).toBe(true);
+    await page.keyboard.type('not-the-right-token-123');
+    await page.keyboard.press('Enter');
+    await page.getByRole('alert').filter({ hasText: 'refused' }).waitFor();
+
+    await token.fill(ADMIN_TOKEN);
+    await page.keyboard.press('Enter');
+    await page.getByRole('heading', { name: 'Overview', level: 1 }).waitFor();
+    await page.locator('#banner[data-state="reachable"]').waitFor();
+    const storage = await page.evaluate(() => ({
+      session: sessionStorage.getItem('scim-bridge.admin-token'),
+      local: localStorage.length,
+      cookie: document.cookie,
+    }));
+    expect(storage).toEqual({ session: ADMIN_TOKEN, local: 0, cookie: '' });
+    await page.getByText('users desired / managed').waitFor();
+    await page.getByRole('table', { name: 'Jobs by state' }).waitFor();
+    await page.screenshot({ path: join(SCREENSHOTS, 'overview.png'), fullPage: true });
+  });
+
+  it('opens the read-only queue board with a session cookie, not the token', async () => {
+    const [board] = await Promise.all([
+      context.waitForEvent('page'),
+      page.getByRole('button', { name: /queue board/ }).click(),
+    ]);
+    board.on('request', (request) => requests.push(request.url()));
+    await board.waitForURL(/\/admin\/queues\/$/);
+    await board.getByText('reconcile', { exact: true }).first().waitFor();
+    const cookies = await context.cookies();
+    expect(cookies.map((c) => [c.name, c.path, c.httpOnly, c.sameSite])).toEqual([
+      ['scim-bridge-queues', '/admin/queues', true, 'Strict'],
+    ]);
+    expect(cookies[0]?.value).not.toContain(ADMIN_TOKEN);
+    await board.setViewportSize({ width: 1280, height: 720 });
+    await board.screenshot({ path: join(SCREENSHOTS, 'queue-board.png') });
+    await board.close();
+  });
+
+  it('starts a dry run and shows its plan once it finishes', async () => {
+    await nav().getByRole('link', { name: 'Syncs' }).click();
+    await page.getByRole('heading', { name: 'Syncs', level: 1 }).waitFor();
+    await page.getByRole('button', { name: 'Start dry run' }).focus();
+    await page.keyboard.press('Enter');
+    await page.waitForURL(/#\/syncs\/sync-/);
+    await page.locator('#sync-state', { hasText: 'completed' }).waitFor({ timeout: 30_000 });
+    const plan = page.getByRole('table', { name: 'Planned changes by kind' });
+    await plan.waitFor();
+    const users = await plan.getByRole('row', { name: /^users/ }).innerText();
+    // 2 drifted users to update, the failed one to create.
+    expect(users.split(/\s+/)).toEqual(['users', '1', '2', '0', '10']);
+    await page.getByRole('table', { name: /^Changes/ }).waitFor();
+    expect(fixture.target.users().filter((u) => u.name?.givenName === 'Drifted')).toHaveLength(2);
+    await page.screenshot({ path: join(SCREENSHOTS, 'sync-plan.png'), fullPage: true });
+  });
+
+  it('opens a failed identity with its trace, and retries it once the cause is fixed', async () => {
+    await nav().getByRole('link', { name: 'Failures' }).click();
+    await page.getByRole('table', { name: /Permanent failures/ }).waitFor();
+    await page.getByRole('cell', { name: /target_invalid_request/ }).waitFor();
+    await page.getByRole('link', { name: 'user:bad' }).click();
+    await page.locator('#identity-status', { hasText: 'failed' }).waitFor();
+    const error = page.locator('#last-error');
+    await expect.poll(() => error.innerText()).toMatch(/target_invalid_request \(HTTP 400\)/);
+    expect(await error.innerText()).toMatch(/Target detail: .*userName/);
+    await page.getByRole('table', { name: /Signals, decisions, requests/ }).waitFor();
+    await page.screenshot({ path: join(SCREENSHOTS, 'identity-trace.png'), fullPage: true });
+
+    await fixBadUserQuietly(fixture);
+    await page.getByRole('button', { name: 'Retry' }).click();
+    await page.locator('#identity-status', { hasText: 'in-sync' }).waitFor({ timeout: 45_000 });
+    expect(fixture.target.findUserByUserName('fixed@example.com')).toBeDefined();
+    await nav().getByRole('link', { name: 'Failures' }).click();
+    await page.getByText('No failures.').waitFor();
+  }, 60_000);
+
+  it('shows a refused platform token in the health banner', async () => {
+    fixture.target.setToken('a-rotated-token-the-bridge-lacks');
+    await fixture.engine.bridge.store.api.upsertUser({
+      id: 'u-late',
+      userName: 'late@example.com',
+      active: true,
+    });
+    await page.locator('#banner[data-state="auth-failed"]').waitFor({ timeout: 20_000 });
+    expect(await page.locator('#banner').innerText()).toMatch(/refuses the SCIM token .* work is kept/);
+  }, 30_000);
+
+  it('talked to the bridge only, never put the token in a URL, and raised no script error', async () => {
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await page.getByLabel('Admin token').waitFor();
+    expect(await page.evaluate(() => sessionStorage.length)).toBe(0);
+    await expect.poll(async () => (await context.cookies()).length).toBe(0);
+    const origin = new URL(fixture.engine.bridge.http.url).origin;
+    expect(requests.length).toBeGreaterThan(10);
+    expect(requests.filter((url) => !url.startsWith(`${origin}/`) && !url.startsWith('data:'))).toEqual([]);
+    expect(requests.filter((url) => url.includes(ADMIN_TOKEN))).toEqual([]);
+    expect(problems).toEqual([]);
+  });
+});

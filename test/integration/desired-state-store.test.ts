@@ -1,0 +1,123 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { isBridgeError } from '../../src/domain/errors.js';
+import { DesiredStateStore } from '../../src/store/desired-state.store.js';
+import { createKeys } from '../../src/store/keys.js';
+import { RedisClock } from '../../src/store/redis-clock.js';
+import { closeRedis, createRedis, type RedisClient } from '../../src/store/redis-connection.js';
+import { testConfig } from '../support/config.js';
+import { deleteKeys } from '../support/redis.js';
+
+// Real: Redis and the store's Lua batch script. No queue, no target.
+describe('desired-state store', () => {
+  const config = testConfig();
+  const keys = createKeys(config.redis.keyPrefix);
+  let redis: RedisClient;
+  let store: DesiredStateStore;
+
+  beforeAll(async () => {
+    redis = createRedis(config.redis, 'worker');
+    store = new DesiredStateStore(redis, keys, new RedisClock(redis));
+  });
+  afterAll(async () => {
+    await deleteKeys(config.redis.keyPrefix);
+    await closeRedis(redis);
+  });
+
+  const user = (id: string, userName: string) => ({ id, userName, active: true });
+
+  it('applies a batch, marks what it changed dirty, and reports it', async () => {
+    const result = await store.apply([
+      { op: 'upsertUser', user: user('a', 'a@example.com') },
+      { op: 'upsertUser', user: user('b', 'b@example.com') },
+      { op: 'upsertGroup', group: { id: 'g', displayName: 'G', members: ['a', 'b'] } },
+    ]);
+    expect(result.results).toEqual(['created', 'created', 'created']);
+    expect(result.touched).toEqual([
+      { kind: 'user', id: 'a' },
+      { kind: 'user', id: 'b' },
+      { kind: 'group', id: 'g' },
+    ]);
+    expect(await redis.zscore(keys.dirty(), 'user:a')).not.toBeNull();
+    expect((await store.apply([{ op: 'upsertUser', user: user('a', 'a@example.com') }])).results).toEqual([
+      'unchanged',
+    ]);
+  });
+
+  it('keeps the marks of a full sync apart, where the feeder does not look', async () => {
+    await store.apply([{ op: 'upsertUser', user: user('s', 's@example.com') }], { forSync: true });
+    expect(await redis.zscore(keys.dirtyForSync(), 'user:s')).not.toBeNull();
+    expect(await redis.zscore(keys.dirty(), 'user:s')).toBeNull();
+  });
+
+  it('refuses a whole batch when one change takes a userName held by another identity', async () => {
+    const before = await store.getUser('b');
+    const error = await store
+      .apply([
+        { op: 'upsertUser', user: user('b', 'B-renamed@example.com') },
+        { op: 'upsertUser', user: user('c', 'A@EXAMPLE.COM') },
+      ])
+      .catch((e: unknown) => e);
+    expect(isBridgeError(error, 'conflict')).toBe(true);
+    expect((error as { scimType?: string }).scimType).toBe('uniqueness');
+    expect(await store.getUser('b')).toEqual(before);
+    expect(await store.getUser('c')).toBeUndefined();
+  });
+
+  it('skips the changes of events seen before and reports them as duplicates', async () => {
+    const events = { source: 'test', ids: ['e-1', 'e-2'], ttlSeconds: 60 };
+    const first = await store.apply(
+      [
+        { op: 'upsertUser', user: user('d', 'd@example.com'), eventIndex: 0 },
+        { op: 'addMembers', groupId: 'g', userIds: ['d'], eventIndex: 1 },
+      ],
+      { events },
+    );
+    expect(first.duplicates).toEqual([]);
+    const again = await store.apply(
+      [
+        { op: 'upsertUser', user: user('d', 'd-changed@example.com'), eventIndex: 0 },
+        { op: 'upsertUser', user: user('e', 'e@example.com'), eventIndex: 1 },
+      ],
+      { events: { ...events, ids: ['e-1', 'e-3'] } },
+    );
+    expect(again.duplicates).toEqual(['e-1']);
+    expect(again.results).toEqual(['skipped', 'created']);
+    expect((await store.getUser('d'))?.userName).toBe('d@example.com');
+    expect((await store.getGroup('g'))?.members).toEqual(['a', 'b', 'd']);
+  });
+
+  it('applies a change only when its event is newer than the last one applied', async () => {
+    await store.apply([{ op: 'upsertUser', user: user('f', 'f-new@example.com'), eventTime: 2000 }]);
+    const late = await store.apply([
+      { op: 'upsertUser', user: user('f', 'f-old@example.com'), eventTime: 1000 },
+    ]);
+    expect(late.results).toEqual(['stale']);
+    expect((await store.getUser('f'))?.userName).toBe('f-new@example.com');
+    const deleted = await store.apply([{ op: 'deleteUser', id: 'f', eventTime: 3000 }]);
+    expect(deleted.results).toEqual(['deleted']);
+  });
+
+  it('removes a deleted user from its groups and frees its userName', async () => {
+    const result = await store.apply([{ op: 'deleteUser', id: 'a' }]);
+    expect(result.touched).toEqual(
+      expect.arrayContaining([
+        { kind: 'user', id: 'a' },
+        { kind: 'group', id: 'g' },
+      ]),
+    );
+    expect((await store.getGroup('g'))?.members).toEqual(['b', 'd']);
+    expect((await store.apply([{ op: 'upsertUser', user: user('z', 'a@example.com') }])).results).toEqual([
+      'created',
+    ]);
+  });
+
+  it('keeps extra attributes beside the desired state without making it dirty', async () => {
+    await redis.zrem(keys.dirty(), 'user:b');
+    const result = await store.apply([
+      { op: 'upsertUser', user: user('b', 'b@example.com'), extra: { title: 'Engineer' } },
+    ]);
+    expect(result.results).toEqual(['unchanged']);
+    expect(await redis.get(keys.extra('user', 'b'))).toBe('{"title":"Engineer"}');
+    expect(await redis.zscore(keys.dirty(), 'user:b')).toBeNull();
+  });
+});

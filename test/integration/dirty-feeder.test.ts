@@ -1,0 +1,66 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { IdentityKey } from '../../src/domain/identity.js';
+import { silentLogger } from '../../src/ops/logger.js';
+import { startDirtyFeeder } from '../../src/queue/dirty-feeder.js';
+import { createKeys } from '../../src/store/keys.js';
+import { RedisClock } from '../../src/store/redis-clock.js';
+import { closeRedis, createRedis, type RedisClient } from '../../src/store/redis-connection.js';
+import { ReconcileStateStore } from '../../src/store/reconcile-state.store.js';
+import { testConfig } from '../support/config.js';
+import { deleteKeys } from '../support/redis.js';
+
+// Real: Redis and the dirty marks the desired-state script writes; the enqueue is recorded here.
+describe('dirty feeder', () => {
+  const config = testConfig();
+  const keys = createKeys(config.redis.keyPrefix);
+  let redis: RedisClient;
+  let state: ReconcileStateStore;
+
+  beforeAll(async () => {
+    redis = createRedis(config.redis, 'worker');
+    const clock = new RedisClock(redis);
+    await clock.sync();
+    state = new ReconcileStateStore(redis, keys, clock);
+  });
+  afterAll(async () => {
+    await deleteKeys(config.redis.keyPrefix);
+    await closeRedis(redis);
+  });
+
+  it('feeds new marks once each, again when they change, and sweeps old ones', async () => {
+    const enqueued: string[] = [];
+    const enqueue = async (batch: readonly IdentityKey[]) =>
+      void enqueued.push(...batch.map((k) => `${k.kind}:${k.id}`));
+    const settings = { feedMs: 60_000, sweepGraceMs: 60_000, sweepMs: 60_000, batch: 2 };
+    const now = state.clock.now();
+    await redis.zadd(
+      keys.dirty(),
+      now - 120_000,
+      'user:old',
+      now,
+      'user:a',
+      now + 1,
+      'user:b',
+      now + 2,
+      'group:g',
+    );
+    // Marks a full sync wrote: it enqueues them itself, so only the sweep sees them, once old.
+    await redis.zadd(keys.dirtyForSync(), now, 'user:synced', now - 120_000, 'user:lost-sync');
+    const feeder = startDirtyFeeder(state, enqueue, silentLogger(), settings);
+    try {
+      expect(await feeder.feed()).toBe(3);
+      expect(enqueued.sort()).toEqual(['group:g', 'user:a', 'user:b']);
+      enqueued.length = 0;
+      await feeder.feed();
+      expect(enqueued).toEqual([]);
+      await redis.zadd(keys.dirty(), now + 50, 'user:a');
+      await feeder.feed();
+      expect(enqueued).toEqual(['user:a']);
+      enqueued.length = 0;
+      expect(await feeder.sweep()).toBe(2);
+      expect(enqueued.sort()).toEqual(['user:lost-sync', 'user:old']);
+    } finally {
+      feeder.stop();
+    }
+  });
+});
