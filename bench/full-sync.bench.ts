@@ -68,6 +68,8 @@ async function drifted(userCount: number, groupCount: number): Promise<void> {
     console.log(
       `  first sync (adopts everything): ${adopt.state} in ${(adopt.summary.durationMs / 1000).toFixed(1)} s`,
     );
+    const adoptionPeakMb = bridge.peakRssMb();
+    bridge.resetPeak();
     const drift = driftTarget(target, userCount, groupCount);
     target.resetStats();
     target.faults.setLatency({ ms: LATENCY_MS });
@@ -86,8 +88,10 @@ async function drifted(userCount: number, groupCount: number): Promise<void> {
         ['ratio', (stats.total / bound).toFixed(3)],
         ['wall time', `${wall.toFixed(1)} s`],
         ['phases (ms)', JSON.stringify(result.summary.phasesMs)],
+        ['RSS at the end of each phase (MB)', JSON.stringify(result.summary.rssMb)],
         ['identities per second', Math.round((userCount + groupCount) / wall)],
-        ['bridge peak RSS', `${bridge.peakRssMb()} MB`],
+        ['bridge peak RSS (this sync)', `${bridge.peakRssMb()} MB`],
+        ['bridge peak RSS (first sync, adopting all)', `${adoptionPeakMb} MB`],
         ['Redis per identity', `${Math.round((used - baseline) / (userCount + groupCount))} bytes`],
       ]),
     );

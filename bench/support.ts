@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { request } from 'undici';
 import { freePort } from '../src/ops/embedded-redis.js';
@@ -11,6 +11,8 @@ export interface BridgeChild {
   url: string;
   /** Peak resident memory (VmHWM) of the bridge process so far, in MB. */
   peakRssMb(): number;
+  /** Starts measuring the peak afresh (Linux: clear_refs 5 resets VmHWM to the current RSS). */
+  resetPeak(): void;
   stop(): Promise<void>;
 }
 
@@ -51,6 +53,7 @@ export async function startBridgeProcess(env: Record<string, string>, role = 'al
       const kb = Number(/VmHWM:\s+(\d+)/.exec(status)?.[1] ?? 0);
       return Math.round(kb / 1024);
     },
+    resetPeak: () => writeFileSync(`/proc/${child.pid}/clear_refs`, '5'),
     stop: () =>
       new Promise((resolve) => {
         child.once('exit', () => resolve());
@@ -83,6 +86,7 @@ export interface SyncResult {
     requests: Record<string, number>;
     durationMs: number;
     phasesMs?: Record<string, number>;
+    rssMb?: Record<string, number>;
     created: number;
     updated: number;
     failed: number;

@@ -7,10 +7,10 @@ import { scimRouter } from './sources/scim/scim-router.js';
 import { webhookRoutes } from './sources/webhooks/webhook-routes.js';
 import { listen, type HttpServer } from './http/server.js';
 import { createLogger, type Logger } from './ops/logger.js';
-import { fileSecret } from './ops/secret-file.js';
 import { createMetrics, type Metrics } from './ops/metrics.js';
 import { exitOnSignals } from './ops/shutdown.js';
 import { adminRoutes } from './wiring/admin-routes.js';
+import { liveSecrets, secretFilesFrom, type LiveSecrets, type SecretFiles } from './wiring/live-secrets.js';
 import { metricsRefresher } from './wiring/metrics-refresh.js';
 import { createStoreSide, type StoreSide } from './wiring/store-side.js';
 import { startWorkerSide, type WorkerSide } from './wiring/worker-side.js';
@@ -40,8 +40,8 @@ export interface StartOptions {
   logger?: Logger;
   /** Overrides PORT, e.g. 0 in tests. */
   port?: number;
-  /** TARGET_TOKEN_FILE: re-read when it changes, so a rotated token applies without a restart. */
-  targetTokenFile?: string;
+  /** The `*_FILE` secrets, re-read when they change, so a rotated secret applies without a restart. */
+  secretFiles?: SecretFiles;
 }
 
 export function loggerFor(config: Config): Logger {
@@ -54,9 +54,8 @@ export async function startBridge(config: Config, options: StartOptions): Promis
   const store = await createStoreSide(config, 'producer', logger);
   const source = createDirectorySource(config.directory, { logger });
   const readSource = source ? () => source.read() : undefined;
-  const targetToken = options.targetTokenFile
-    ? fileSecret(options.targetTokenFile, config.target.token)
-    : () => config.target.token;
+  const secrets = liveSecrets(config, options.secretFiles);
+  const targetToken = secrets.targetToken;
   const workers =
     options.role === 'serve'
       ? undefined
@@ -68,7 +67,7 @@ export async function startBridge(config: Config, options: StartOptions): Promis
     redis: store.redis,
     targetHealth: () => store.health.read(),
     refreshMetrics: metricsRefresher(metrics, store),
-    routes: options.role === 'worker' ? [] : featureRoutes(config, store),
+    routes: options.role === 'worker' ? [] : featureRoutes(config, store, secrets),
   });
   const http = await listen(app, options.port ?? config.http.port, config.http.host);
   logger.info({ role: options.role, url: http.url }, 'listening');
@@ -88,9 +87,9 @@ export async function startBridge(config: Config, options: StartOptions): Promis
 }
 
 /** The routes of the HTTP roles: SCIM push (when INBOUND_SCIM_TOKEN is set), webhooks, admin. */
-function featureRoutes(config: Config, store: StoreSide) {
+function featureRoutes(config: Config, store: StoreSide, secrets: LiveSecrets) {
   const scim = scimRouter({
-    token: () => config.inbound.scimToken,
+    token: secrets.scimToken,
     api: store.api,
     redis: store.redis,
     keys: store.keys,
@@ -98,8 +97,8 @@ function featureRoutes(config: Config, store: StoreSide) {
   });
   return [
     ...(config.inbound.scimToken === '' ? [] : [{ path: '/scim/v2', router: scim }]),
-    ...adminRoutes(config, store),
-    ...webhookRoutes({ config, api: store.api, oktaProducer: store.oktaEvents }),
+    ...adminRoutes(config, store, secrets.adminToken),
+    ...webhookRoutes({ config, api: store.api, oktaProducer: store.oktaEvents, secrets }),
   ];
 }
 
@@ -123,7 +122,7 @@ export async function runRole(role: Role): Promise<void> {
   const config = configFromEnvOrExit();
   const bridge = await startBridge(config, {
     role,
-    targetTokenFile: process.env.TARGET_TOKEN_FILE || undefined,
+    secretFiles: secretFilesFrom(process.env),
   });
   exitOnSignals(bridge.logger, config.http.shutdownTimeoutSeconds * 1000, () => bridge.close());
 }

@@ -44,7 +44,7 @@ export function secretValues(config: Config): string[] {
       } catch {
         values.push(node);
       }
-    } else values.push(node);
+    } else values.push(node, ...node.split(/\r?\n/).filter((line) => line.length > 0));
   }
   return values;
 }

@@ -129,7 +129,13 @@ export const configSchema = z
     need(['target', 'url'], c.target.url !== '');
     need(['target', 'token'], c.target.token !== '');
     for (const [key, value] of Object.entries(c.inbound)) {
-      need(['inbound', key], value === '' || value.length >= 16, 'shorter than 16 characters');
+      // Several secrets, one per line, are accepted at once (a rotation): each one counts.
+      const lines = value.split(/\r?\n/).filter((line) => line.length > 0);
+      need(
+        ['inbound', key],
+        lines.every((line) => line.length >= 16),
+        'shorter than 16 characters',
+      );
     }
     need(
       ['okta', 'apiToken'],

@@ -3,12 +3,21 @@ import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import { BridgeError } from '../domain/errors.js';
 
 /**
- * Compares two secrets in constant time: both are hashed first, so neither the content nor the
- * length of the expected value leaks through timing.
+ * Compares a given secret with the expected one in constant time: both are hashed first, so neither
+ * the content nor the length of the expected value leaks through timing. The expected value may
+ * hold several secrets, one per line (during a rotation, the old and the new one): each is compared,
+ * so the time taken does not tell which one matched.
  */
 export function secretsEqual(given: string, expected: string): boolean {
   const a = createHash('sha256').update(given).digest();
-  return timingSafeEqual(a, digestOf(expected)) && expected.length > 0;
+  let matched = false;
+  for (const one of secretLines(expected)) if (timingSafeEqual(a, digestOf(one))) matched = true;
+  return matched;
+}
+
+/** The secrets a configured value holds: one per line, blank lines ignored. */
+export function secretLines(value: string): string[] {
+  return value.split(/\r?\n/).filter((line) => line.length > 0);
 }
 
 /** Digests of the expected secrets (a handful: admin, SCIM, webhook, metrics), computed once each. */

@@ -5,7 +5,7 @@ import { readFileSync, statSync } from 'node:fs';
  * while the bridge runs: re-read when the file changes, checked at most every `checkMs`. A file that
  * cannot be read keeps the last value.
  */
-export function fileSecret(path: string, initial: string, checkMs = 5000): () => string {
+export function fileSecret(path: string, initial: string, checkMs = 1000): () => string {
   let value = initial;
   let checkedAt = Date.now();
   let mtime = safeMtime(path);

@@ -19,9 +19,15 @@ export function isRedisUnavailable(error: unknown): boolean {
   const code = (error as NodeJS.ErrnoException).code;
   if (code === 'ECONNREFUSED' || code === 'ECONNRESET' || code === 'ETIMEDOUT' || code === 'EPIPE')
     return true;
-  return /Connection is closed|Stream isn't writeable|enableOfflineQueue|Command timed out|connect ETIMEDOUT/i.test(
-    error.message,
-  );
+  if (
+    /Connection is closed|Stream isn't writeable|enableOfflineQueue|Command timed out|connect ETIMEDOUT/i.test(
+      error.message,
+    )
+  )
+    return true;
+  // The server answers but cannot take writes for now: full (noeviction), loading its data after a
+  // restart, a replica after a failover, or a cluster re-sharding. Callers retry; edges answer 503.
+  return /^(OOM|LOADING|READONLY|MASTERDOWN|CLUSTERDOWN|TRYAGAIN) /.test(error.message);
 }
 
 /** Runs a store operation and turns a Redis outage into `store_unavailable`. */

@@ -49,8 +49,11 @@ export function adminRouters(config: Config, store: StoreSide): Router[] {
  * so no token: it is the sign-in page), bull-board at /admin/queues (read-only; the token or the
  * session cookie the dashboard obtains with it), then the admin API behind the token.
  */
-export function adminRoutes(config: Config, store: StoreSide): { path: string; router: Router }[] {
-  const token = () => config.inbound.adminToken;
+export function adminRoutes(
+  config: Config,
+  store: StoreSide,
+  token: () => string = () => config.inbound.adminToken,
+): { path: string; router: Router }[] {
   const queues = [store.producer.queue, store.syncs.queue, store.oktaEvents.queue];
   return [
     { path: '/admin/ui', router: adminUiRouter(token) },

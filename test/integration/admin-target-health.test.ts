@@ -94,7 +94,7 @@ describe('a rotated TARGET_TOKEN_FILE', () => {
     bridge = await startBridge(config, {
       role: 'all',
       port: 0,
-      targetTokenFile: tokenFile,
+      secretFiles: { targetToken: tokenFile },
       logger: silentLogger(),
     });
     const http = () => request((bridge as BridgeHandle).http.server);

@@ -94,6 +94,20 @@ describe('loadConfig', () => {
     ]);
   });
 
+  it('takes several inbound secrets, one per line, each checked and each scrubbed from logs', () => {
+    const old = 'admin-token-old-00000000001';
+    const next = 'admin-token-new-00000000002';
+    const files = { '/run/secrets/admin': `${old}\n${next}\n` };
+    const config = loadConfig(
+      { ...base, ADMIN_TOKEN_FILE: '/run/secrets/admin' },
+      { readFile: (p) => filesOrDisk(p, files) },
+    );
+    expect(secretValues(config)).toEqual(expect.arrayContaining([old, next]));
+    expect(problemsOf({ ...base, ADMIN_TOKEN: `${old}\nshort-one` })).toEqual([
+      'ADMIN_TOKEN: shorter than 16 characters — expected a bearer token of at least 16 characters',
+    ]);
+  });
+
   it('parses DEPROVISION_LIMIT as a count or a share', () => {
     const load = (v: string) =>
       loadConfig({ ...base, DEPROVISION_LIMIT: v }, { readFile: (p) => filesOrDisk(p, {}) });

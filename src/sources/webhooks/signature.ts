@@ -1,4 +1,5 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
+import { secretLines } from '../../http/auth.js';
 
 /**
  * The signature of generic events (SPEC §5.2): `X-Bridge-Signature: t=<unix seconds>,v1=<hex>`,
@@ -101,12 +102,16 @@ export function verifySignature(
   const head = checkSignatureHeader(header, options);
   if (!head.ok) return head;
   const { timestamp, signatures } = head.parsed;
-  const expected = Buffer.from(computeSignature(options.secret, timestamp, body), 'hex');
+  // The configured value may hold several secrets, one per line (a rotation on the bridge's side).
+  const expected = secretLines(options.secret).map((secret) =>
+    Buffer.from(computeSignature(secret, timestamp, body), 'hex'),
+  );
   let matched = false;
   for (const candidate of signatures) {
     if (!/^[0-9a-f]{64}$/.test(candidate)) continue;
     // Every candidate is compared, so the time taken does not tell which one matched.
-    if (timingSafeEqual(Buffer.from(candidate, 'hex'), expected)) matched = true;
+    const given = Buffer.from(candidate, 'hex');
+    for (const digest of expected) if (timingSafeEqual(given, digest)) matched = true;
   }
   return matched ? { ok: true } : { ok: false, problem: 'mismatch' };
 }

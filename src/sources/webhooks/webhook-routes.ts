@@ -11,16 +11,22 @@ export interface WebhookRoutesDeps {
   api: DesiredStateApi;
   /** The okta-events producer, on the same producer connection. */
   oktaProducer: OktaWebhookDeps['producer'];
+  /** The secrets as they are now (re-read from their files); by default the start-up values. */
+  secrets?: { webhookSecret(): string; oktaHookSecret(): string };
 }
 
 /** Both webhook routers at their paths, for buildApp's `routes`. Unset secrets answer 404. */
 export function webhookRoutes(deps: WebhookRoutesDeps): { path: string; router: Router }[] {
   const { config } = deps;
+  const secrets = deps.secrets ?? {
+    webhookSecret: () => config.inbound.webhookSecret,
+    oktaHookSecret: () => config.inbound.oktaHookSecret,
+  };
   return [
     {
       path: '/webhooks/events',
       router: eventsWebhookRouter({
-        secret: () => config.inbound.webhookSecret,
+        secret: secrets.webhookSecret,
         api: deps.api,
         bodyLimitBytes: config.http.bodyLimitBytes,
       }),
@@ -28,7 +34,7 @@ export function webhookRoutes(deps: WebhookRoutesDeps): { path: string; router: 
     {
       path: '/webhooks/okta',
       router: oktaWebhookRouter({
-        secret: () => config.inbound.oktaHookSecret,
+        secret: secrets.oktaHookSecret,
         producer: deps.oktaProducer,
         bodyLimitBytes: config.http.bodyLimitBytes,
       }),
