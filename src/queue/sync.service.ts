@@ -109,6 +109,28 @@ export class SyncService {
     return { ...record, state: 'failed', error };
   }
 
+  /**
+   * Ends the active sync when its job has failed while its record still says it runs: BullMQ gives
+   * up on a job whose worker was interrupted more than `maxStalledCount` times, and nothing else
+   * would end the record, which would hold the active slot and refuse every later sync.
+   */
+  async releaseAbandoned(): Promise<string | undefined> {
+    const syncId = await this.records.activeSyncId();
+    if (!syncId) return undefined;
+    const record = await this.records.get(syncId);
+    if (!record || (record.state !== 'running' && record.state !== 'queued')) return undefined;
+    const job = await this.holder.run(
+      async (queue) => (await queue.getJob(approveJobId(syncId))) ?? (await queue.getJob(syncId)),
+    );
+    if (!job || (await job.getState()) !== 'failed') return undefined;
+    const error = {
+      code: 'interrupted',
+      message: `The sync stopped without finishing (${job.failedReason || 'its job failed'}); start it again`,
+    };
+    await this.records.finish(syncId, 'failed', { error });
+    return syncId;
+  }
+
   async get(syncId: string): Promise<SyncRecord | undefined> {
     return this.records.get(syncId);
   }

@@ -38,6 +38,18 @@ export async function startSyncWorker(
     },
   );
   worker.on('error', (error) => deps.logger.warn({ err: error.message }, 'sync worker error'));
+  // A run given up by BullMQ (interrupted too often) must not keep its record running for ever.
+  const release = () =>
+    deps.service.releaseAbandoned().then(
+      (syncId) => syncId && deps.logger.warn({ syncId }, 'full sync abandoned after repeated interruptions'),
+      (error: unknown) => deps.logger.warn({ err: String(error) }, 'could not release an abandoned sync'),
+    );
+  worker.on('failed', () => void release());
+  worker.on('stalled', () => void release());
+  const timer = setInterval(() => void release(), 60_000);
+  timer.unref();
+  worker.on('closing', () => clearInterval(timer));
+  await release();
   return worker;
 }
 
