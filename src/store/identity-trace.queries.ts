@@ -88,6 +88,7 @@ export class IdentityTraceQueries {
         related,
       ]),
     );
+    const heldBy = await this.heldBy(kind, id);
     const [t, m, cr, ts, la, lt, lr, le] = fields;
     const sortedIds = relatedIds.slice().sort();
     return {
@@ -106,10 +107,36 @@ export class IdentityTraceQueries {
       ...(le ? { lastError: parseJson<StoredError>(le) } : {}),
       ...numberField('failedAt', failedAt),
       ...numberField('dirtySince', dirtySince),
+      ...(heldBy ? { heldBy } : {}),
       ...(kind === 'user' ? { groups: sortedIds } : {}),
       history: history.map((line) => parseJson<HistoryEntry>(line)),
     };
   }
+
+  /** The sync awaiting approval that holds this identity's deprovisioning, if any. */
+  private async heldBy(kind: IdentityKind, id: string): Promise<string | undefined> {
+    const syncId = await storeCall(() => this.redis.get(this.keys.syncActive()));
+    if (!syncId) return undefined;
+    const [state, raw] = await storeCall(() =>
+      Promise.all([
+        this.redis.hget(this.keys.sync(syncId), 'state'),
+        this.redis.get(this.keys.syncHeld(syncId)),
+      ]),
+    );
+    if (state !== 'awaiting-approval' || !raw) return undefined;
+    const held = parseJson<HeldDeprovisioning[]>(raw);
+    const holds = (work: HeldDeprovisioning) =>
+      (kind === 'user' ? work.deleteUsers : work.deleteGroups)?.includes(id) ||
+      work.deprovision?.some((change) => change.kind === kind && change.id === id);
+    return Array.isArray(held) && held.some(holds) ? syncId : undefined;
+  }
+}
+
+/** What a held sync keeps of its deprovisioning (the parts read here). */
+interface HeldDeprovisioning {
+  deleteUsers?: string[];
+  deleteGroups?: string[];
+  deprovision?: { kind: IdentityKind; id: string }[];
 }
 
 function numberField<K extends string>(name: K, value: string | null | undefined): { [P in K]?: number } {

@@ -156,6 +156,11 @@ describe('full reconciliation', () => {
     expect(target.findUserByUserName('user50@example.com')).toBeDefined();
     expect(target.users().filter((u) => u.active)).toHaveLength(11);
     expect(await engine.bridge.store.desired.getUser('u9')).toBeDefined();
+    const heldId = (held as unknown as { jobId: string }).jobId;
+    const identity = async (id: string) =>
+      (await http().get(`/admin/identities/users/${id}`).set(auth).expect(200)).body;
+    expect(await identity('u9')).toMatchObject({ status: 'awaiting-approval', heldBy: heldId });
+    expect(await identity('u0')).toMatchObject({ heldBy: null });
 
     const other = await http().post('/admin/sync').set(auth).send({}).expect(202);
     expect(other.body.jobId).toBe((held as unknown as { jobId: string }).jobId);
@@ -167,6 +172,7 @@ describe('full reconciliation', () => {
       .expect(202);
     const done = await settled((held as unknown as { jobId: string }).jobId, ['completed', 'failed']);
     expect(done.state).toBe('completed');
+    expect(await identity('u9')).toMatchObject({ heldBy: null });
     // 5 users deactivated and the 2 groups the snapshot no longer has deleted.
     expect(done.summary).toMatchObject({ deprovisioned: 7, created: 1 });
     expect(done.summary.outcomes).toMatchObject({ 'user:deprovisioned': 5, 'group:deleted': 2 });
