@@ -2,7 +2,10 @@ import { ConfigError, loadConfig } from './config/load-config.js';
 import { secretValues } from './config/mask-config.js';
 import type { Config } from './config/schema.js';
 import { buildApp } from './app.js';
-import { createDirectorySource } from './sources/directory/create-directory-source.js';
+import {
+  createDirectorySource,
+  directorySettingProblems,
+} from './sources/directory/create-directory-source.js';
 import { scimRouter } from './sources/scim/scim-router.js';
 import { webhookRoutes } from './sources/webhooks/webhook-routes.js';
 import { listen, type HttpServer } from './http/server.js';
@@ -105,7 +108,10 @@ function featureRoutes(config: Config, store: StoreSide, secrets: LiveSecrets) {
 /** Loads the configuration from the environment, or prints one line per problem and exits 1. */
 export function configFromEnvOrExit(env: NodeJS.ProcessEnv = process.env): Config {
   try {
-    return loadConfig(env);
+    const config = loadConfig(env);
+    const problems = directorySettingProblems(config.directory);
+    if (problems.length > 0) throw new ConfigError(problems);
+    return config;
   } catch (error) {
     if (error instanceof ConfigError) {
       process.stderr.write(

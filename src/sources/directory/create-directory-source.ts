@@ -1,4 +1,5 @@
 import type { Config } from '../../config/schema.js';
+import { BridgeError } from '../../domain/errors.js';
 import type { DirectorySource, DirectorySourceDeps } from './directory-source.js';
 import { FileDirectorySource } from './file.source.js';
 import { LdapDirectorySource } from './ldap.source.js';
@@ -31,5 +32,19 @@ export function createDirectorySource(
       });
     case 'ldap':
       return new LdapDirectorySource(config.ldap, deps.logger);
+  }
+}
+
+/**
+ * The problems of the directory settings that only building the source finds, one line each in the
+ * form of the configuration's own (`setting: reason`), for start-up and `check-config`.
+ */
+export function directorySettingProblems(config: Config['directory']): string[] {
+  try {
+    createDirectorySource(config);
+    return [];
+  } catch (error) {
+    if (!(error instanceof BridgeError) || error.code !== 'invalid_input') throw error;
+    return error.problems.length > 0 ? [...error.problems] : [error.message];
   }
 }
