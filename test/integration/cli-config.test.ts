@@ -73,7 +73,7 @@ describe('scim-bridge check-config', () => {
     });
     expect(mapping.status).toBe(1);
     expect(mapping.stderr).toMatch(
-      /^scim-bridge: invalid configuration\n  directory\.ldap\.userAttributes\.nickname: not a mapped attribute; expected one of .+\n$/,
+      /^scim-bridge: invalid configuration\n {2}directory\.ldap\.userAttributes\.nickname: not a mapped attribute; expected one of .+\n$/,
     );
   });
 });
