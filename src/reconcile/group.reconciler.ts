@@ -5,6 +5,7 @@ import type { IdentityState } from '../store/reconcile-state.store.js';
 import { adoptOrRefuse, claimLostCreate, lookUp, observe, replaceManaged, type Lookup } from './matching.js';
 import {
   decision,
+  retryWhenTargetGone,
   type ReconcileDeps,
   type ReconcileResult,
   type ReconcileRun,
@@ -27,18 +28,11 @@ export async function reconcileGroup(
   id: string,
   run: ReconcileRun,
 ): Promise<ReconcileResult> {
-  for (let pass = 1; ; pass++) {
-    try {
-      const state = await deps.state.groupState(id);
-      if (!state.desired) return await deleteGroup(deps, id, state, run);
-      return await applyGroup(deps, state.desired, state, run);
-    } catch (error) {
-      if (!isBridgeError(error, 'target_not_found') || pass >= 3) throw error;
-      decision(run, 'target-gone-during-write', { pass });
-      await deps.state.forgetTarget('group', id);
-      run.observation = undefined;
-    }
-  }
+  return retryWhenTargetGone(deps, { kind: 'group', id }, run, async () => {
+    const state = await deps.state.groupState(id);
+    if (!state.desired) return deleteGroup(deps, id, state, run);
+    return applyGroup(deps, state.desired, state, run);
+  });
 }
 
 async function applyGroup(

@@ -1,3 +1,4 @@
+import { isBridgeError } from '../domain/errors.js';
 import type { IdentityKey } from '../domain/identity.js';
 import type { ObservedGroup } from '../domain/group-diff.js';
 import type { ObservedUser } from '../domain/user-diff.js';
@@ -51,4 +52,26 @@ export interface ReconcileResult {
 
 export function decision(run: ReconcileRun, what: string, fields: Record<string, unknown> = {}): void {
   run.history.push({ at: run.now(), type: 'decision', decision: what, ...fields });
+}
+
+/**
+ * Runs one reconcile pass, and again (three passes at most) when a write meets a 404: the identity
+ * was deleted on the target meanwhile, so its target id is forgotten and it is looked up afresh.
+ */
+export async function retryWhenTargetGone<T>(
+  deps: ReconcileDeps,
+  key: IdentityKey,
+  run: ReconcileRun,
+  pass: () => Promise<T>,
+): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await pass();
+    } catch (error) {
+      if (!isBridgeError(error, 'target_not_found') || attempt >= 3) throw error;
+      decision(run, 'target-gone-during-write', { pass: attempt });
+      await deps.state.forgetTarget(key.kind, key.id);
+      run.observation = undefined;
+    }
+  }
 }

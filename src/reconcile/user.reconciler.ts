@@ -5,6 +5,7 @@ import type { IdentityState } from '../store/reconcile-state.store.js';
 import { adoptOrRefuse, claimLostCreate, lookUp, observe, replaceManaged, type Lookup } from './matching.js';
 import {
   decision,
+  retryWhenTargetGone,
   type ReconcileDeps,
   type ReconcileResult,
   type ReconcileRun,
@@ -19,18 +20,11 @@ export async function reconcileUser(
   id: string,
   run: ReconcileRun,
 ): Promise<ReconcileResult> {
-  for (let pass = 1; ; pass++) {
-    try {
-      const state = await deps.state.userState(id);
-      if (!state.desired) return await deprovisionUser(deps, id, state, run);
-      return await applyUser(deps, state.desired, state, run);
-    } catch (error) {
-      if (!isBridgeError(error, 'target_not_found') || pass >= 3) throw error;
-      decision(run, 'target-gone-during-write', { pass });
-      await deps.state.forgetTarget('user', id);
-      run.observation = undefined;
-    }
-  }
+  return retryWhenTargetGone(deps, { kind: 'user', id }, run, async () => {
+    const state = await deps.state.userState(id);
+    if (!state.desired) return deprovisionUser(deps, id, state, run);
+    return applyUser(deps, state.desired, state, run);
+  });
 }
 
 async function applyUser(
