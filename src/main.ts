@@ -57,7 +57,7 @@ export async function startBridge(config: Config, options: StartOptions): Promis
   const store = await createStoreSide(config, 'producer', logger);
   const source = createDirectorySource(config.directory, { logger });
   const readSource = source ? () => source.read() : undefined;
-  const secrets = liveSecrets(config, options.secretFiles);
+  const secrets = liveSecrets(config, options.secretFiles, logger);
   const targetToken = secrets.targetToken;
   const workers =
     options.role === 'serve'

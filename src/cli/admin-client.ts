@@ -1,15 +1,20 @@
 import { readFileSync } from 'node:fs';
 import { request } from 'undici';
+import { secretLines } from '../http/auth.js';
 
 export interface AdminClientOptions {
   url: string;
   token: string;
 }
 
-/** The admin token from ADMIN_TOKEN or ADMIN_TOKEN_FILE, as the bridge itself reads it. */
+/**
+ * The admin token from ADMIN_TOKEN_FILE or ADMIN_TOKEN, as the bridge itself reads it. During a
+ * rotation the value holds the old and the new token, one per line; the bridge accepts each, and
+ * the CLI sends the newest (the last line).
+ */
 export function adminTokenFromEnv(env: NodeJS.ProcessEnv = process.env): string {
-  if (env.ADMIN_TOKEN_FILE) return readFileSync(env.ADMIN_TOKEN_FILE, 'utf8').replace(/\r?\n$/, '');
-  return env.ADMIN_TOKEN ?? '';
+  const value = env.ADMIN_TOKEN_FILE ? readFileSync(env.ADMIN_TOKEN_FILE, 'utf8') : (env.ADMIN_TOKEN ?? '');
+  return secretLines(value).at(-1) ?? '';
 }
 
 export function defaultAdminUrl(env: NodeJS.ProcessEnv = process.env): string {

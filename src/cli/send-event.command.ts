@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { secretLines } from '../http/auth.js';
 import { MAX_EVENTS_PER_BATCH } from '../sources/webhooks/generic-event.schema.js';
 import { SIGNATURE_HEADER, signatureHeader } from '../sources/webhooks/signature.js';
 
@@ -26,7 +27,8 @@ export async function sendEvents(text: string, options: SendEventOptions): Promi
   for (let i = 0; i < events.length; i += size) {
     const chunk = events.slice(i, i + size);
     const body = JSON.stringify(chunk.length === 1 ? chunk[0] : { events: chunk });
-    const header = signatureHeader(options.secret, body, Math.floor(Date.now() / 1000));
+    // A secret in rotation holds several values, one per line: one signature for each.
+    const header = signatureHeader(secretLines(options.secret), body, Math.floor(Date.now() / 1000));
     const response = await fetch(url, {
       method: 'POST',
       headers: { 'content-type': 'application/json', [SIGNATURE_HEADER]: header },

@@ -1,11 +1,20 @@
 import { readFileSync, statSync } from 'node:fs';
 
+export interface FileSecretOptions {
+  /** How often the file's modification time is looked at, at most. */
+  checkMs?: number;
+  /** Why new contents cannot be used (undefined: they can). Refused contents keep the last value. */
+  problem?: (value: string) => string | undefined;
+  onRefused?: (problem: string) => void;
+}
+
 /**
  * A secret mounted as a file (Kubernetes Secret volumes, *_FILE variables) that may be replaced
  * while the bridge runs: re-read when the file changes, checked at most every `checkMs`. A file that
- * cannot be read keeps the last value.
+ * cannot be read, or whose new contents are refused, keeps the last value.
  */
-export function fileSecret(path: string, initial: string, checkMs = 1000): () => string {
+export function fileSecret(path: string, initial: string, options: FileSecretOptions = {}): () => string {
+  const checkMs = options.checkMs ?? 1000;
   let value = initial;
   let checkedAt = Date.now();
   let mtime = safeMtime(path);
@@ -17,7 +26,10 @@ export function fileSecret(path: string, initial: string, checkMs = 1000): () =>
     if (current !== undefined && current !== mtime) {
       mtime = current;
       try {
-        value = readFileSync(path, 'utf8').replace(/\r?\n$/, '');
+        const next = readFileSync(path, 'utf8').replace(/\r?\n$/, '');
+        const problem = options.problem?.(next);
+        if (problem === undefined) value = next;
+        else options.onRefused?.(problem);
       } catch {
         // keep the last value
       }

@@ -35,6 +35,9 @@ export function parseRedisUrl(url: string): UrlParts {
 
 function roleOptions(role: RedisRole): RedisOptions {
   const reconnect = (times: number) => Math.min(100 * 2 ** Math.min(times, 5), 2000);
+  // A primary demoted by a failover answers READONLY: reconnect (to whatever the address or the
+  // Sentinels now point at) and send the command again, instead of failing writes until a restart.
+  const reconnectOnError = (error: Error) => (error.message.startsWith('READONLY') ? 2 : false);
   return role === 'producer'
     ? {
         enableOfflineQueue: false,
@@ -42,6 +45,7 @@ function roleOptions(role: RedisRole): RedisOptions {
         connectTimeout: 2000,
         commandTimeout: 2000,
         retryStrategy: reconnect,
+        reconnectOnError,
         lazyConnect: false,
       }
     : {
@@ -49,6 +53,7 @@ function roleOptions(role: RedisRole): RedisOptions {
         maxRetriesPerRequest: null,
         connectTimeout: 5000,
         retryStrategy: reconnect,
+        reconnectOnError,
       };
 }
 

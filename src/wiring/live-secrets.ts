@@ -1,4 +1,6 @@
 import type { Config } from '../config/schema.js';
+import { secretLines } from '../http/auth.js';
+import type { Logger } from '../ops/logger.js';
 import { fileSecret } from '../ops/secret-file.js';
 
 /** The secrets a running bridge reads at each use. */
@@ -31,21 +33,42 @@ export function secretFilesFrom(env: NodeJS.ProcessEnv): SecretFiles {
   return files;
 }
 
+/** A bearer token sent to the platform: one line, not empty. */
+function targetTokenProblem(value: string): string | undefined {
+  if (value === '') return 'empty';
+  return /[\r\n]/.test(value) ? 'more than one line (the platform takes one token)' : undefined;
+}
+
+/** Inbound secrets: one or more, one per line, each at least 16 characters (as at start-up). */
+function inboundSecretProblem(value: string): string | undefined {
+  const lines = secretLines(value);
+  if (lines.length === 0) return 'empty';
+  return lines.every((line) => line.length >= 16) ? undefined : 'a line shorter than 16 characters';
+}
+
 /**
  * Each secret given as a file (a Kubernetes Secret volume) is re-read when the file changes, so a
- * rotated secret applies without a restart; the others keep their start-up value. Whether a route is
- * served at all (its secret set or empty) is still decided at start-up.
+ * rotated secret applies without a restart; the others keep their start-up value. New contents the
+ * start-up checks would refuse (empty, a short line, two target tokens) are not used: the last value
+ * stays and a warning says why. So a route enabled at start-up stays enabled, and one disabled (its
+ * secret empty) stays disabled.
  */
-export function liveSecrets(config: Config, files: SecretFiles = {}): LiveSecrets {
-  const live = (name: keyof LiveSecrets, initial: string) => {
+export function liveSecrets(config: Config, files: SecretFiles = {}, logger?: Logger): LiveSecrets {
+  const live = (name: keyof LiveSecrets, initial: string, problem: (value: string) => string | undefined) => {
     const path = files[name];
-    return path ? fileSecret(path, initial) : () => initial;
+    if (!path || initial === '') return () => initial;
+    const onRefused = (reason: string) =>
+      logger?.warn(
+        { setting: SECRET_FILE_VARIABLES[name] },
+        `${SECRET_FILE_VARIABLES[name]}: new contents not used (${reason}); keeping the previous value`,
+      );
+    return fileSecret(path, initial, { problem, onRefused });
   };
   return {
-    targetToken: live('targetToken', config.target.token),
-    scimToken: live('scimToken', config.inbound.scimToken),
-    adminToken: live('adminToken', config.inbound.adminToken),
-    webhookSecret: live('webhookSecret', config.inbound.webhookSecret),
-    oktaHookSecret: live('oktaHookSecret', config.inbound.oktaHookSecret),
+    targetToken: live('targetToken', config.target.token, targetTokenProblem),
+    scimToken: live('scimToken', config.inbound.scimToken, inboundSecretProblem),
+    adminToken: live('adminToken', config.inbound.adminToken, inboundSecretProblem),
+    webhookSecret: live('webhookSecret', config.inbound.webhookSecret, inboundSecretProblem),
+    oktaHookSecret: live('oktaHookSecret', config.inbound.oktaHookSecret, inboundSecretProblem),
   };
 }

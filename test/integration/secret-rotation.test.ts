@@ -4,9 +4,9 @@ import { join } from 'node:path';
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startBridge, type BridgeHandle } from '../../src/main.js';
-import { silentLogger } from '../../src/ops/logger.js';
 import { signatureHeader } from '../../src/sources/webhooks/signature.js';
 import { testConfig } from '../support/config.js';
+import { logSink, type LogSink } from '../support/log-sink.js';
 import { deleteKeys } from '../support/redis.js';
 
 const OLD = {
@@ -26,6 +26,7 @@ const NEW = {
 describe('rotating inbound secrets given as files', () => {
   let dir: string;
   let bridge: BridgeHandle;
+  let logs: LogSink;
   const file = (name: string) => join(dir, name);
   const write = (name: keyof typeof OLD, ...values: string[]) =>
     writeFileSync(file(name), `${values.join('\n')}\n`);
@@ -70,10 +71,11 @@ describe('rotating inbound secrets given as files', () => {
       WEBHOOK_SECRET: OLD.webhook,
       OKTA_HOOK_SECRET: OLD.okta,
     });
+    logs = logSink([], 'warn');
     bridge = await startBridge(config, {
       role: 'serve',
       port: 0,
-      logger: silentLogger(),
+      logger: logs.logger,
       secretFiles: {
         scimToken: file('scim'),
         adminToken: file('admin'),
@@ -122,4 +124,20 @@ describe('rotating inbound secrets given as files', () => {
     expect(await bridge.store.desired.getUser('rot-3')).toBeUndefined();
     expect(await bridge.store.desired.getUser('rot-4')).toMatchObject({ userName: 'rot-4@example.com' });
   }, 60_000);
+
+  it('keeps the last value when new contents would be refused at start-up, and says why', async () => {
+    write('admin', NEW.admin);
+    await expect.poll(() => adminStatus(NEW.admin), { timeout: 10_000 }).toBe(200);
+    write('admin', NEW.admin, 'too-short');
+    // The file is looked at when the secret is used: each poll makes a request.
+    const refusals = async () => {
+      await adminStatus(NEW.admin);
+      return logs.lines().filter((line) => line.setting === 'ADMIN_TOKEN_FILE').length;
+    };
+    await expect.poll(refusals, { timeout: 10_000 }).toBe(1);
+    expect(logs.text()).toContain('a line shorter than 16 characters');
+    expect(logs.text()).not.toContain('too-short');
+    expect(await adminStatus(NEW.admin)).toBe(200);
+    expect(await adminStatus('too-short')).toBe(401);
+  });
 });

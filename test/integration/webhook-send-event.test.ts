@@ -70,6 +70,15 @@ describe('scim-bridge send-event', () => {
     });
     expect(refused).toBe(1);
     expect(lines.at(-1)).toMatch(/: 401 .*"unauthorized"/);
+    // A secret in rotation (old and new, one per line): signed with each, accepted by either side.
+    const rotating = JSON.stringify({
+      id: 'cli-rot',
+      type: 'user.upserted',
+      data: { id: 'cli-rot-user', userName: 'cli-rot@example.com' },
+    });
+    const both = `old-secret-not-configured-01\n${SECRET}`;
+    expect(await sendEvents(rotating, { url: http.url, secret: both, batchSize: 1, write })).toBe(0);
+    expect(lines.at(-1)).toMatch(/: 202 /);
   });
 
   it('runs as a command with the secret from the environment', async () => {
