@@ -2,6 +2,7 @@ import type { DeprovisionLimit } from '../config/schema.js';
 import type { Snapshot } from '../domain/identity.js';
 import type { PlannedChange, SyncPlan } from '../domain/sync-plan.js';
 import type { Logger } from '../ops/logger.js';
+import type { TargetHealth } from './target-health.js';
 import type { DesiredChange, DesiredStateStore } from '../store/desired-state.store.js';
 import type { Keys } from '../store/keys.js';
 import type { RedisClient } from '../store/redis-connection.js';
@@ -31,6 +32,8 @@ export interface FullSyncDeps {
   readSource?: () => Promise<Snapshot>;
   settings: FullSyncSettings;
   logger: Logger;
+  /** Told what the sync's own requests found (its listing), as reconcile runs tell it theirs. */
+  health?: Pick<TargetHealth, 'failed' | 'succeeded'>;
 }
 
 /** What a held sync keeps until it is approved: deletions not yet applied, deprovisions not yet sent. */

@@ -1,3 +1,4 @@
+import { BridgeError } from '../domain/errors.js';
 import { collectGarbage } from '../ops/memory.js';
 import type { DesiredChange } from '../store/desired-state.store.js';
 import {
@@ -158,6 +159,10 @@ async function fail(deps: FullSyncDeps, syncId: string, error: unknown): Promise
     error instanceof SyncCancelled ? 'cancelled' : ((error as { code?: string }).code ?? 'internal');
   const message = error instanceof Error ? error.message : String(error);
   deps.logger.error({ syncId, code, err: message }, 'full sync failed');
+  // A sync stopped by the platform (401/403, an outage) shows in the target's health, as a
+  // reconcile run's would; the next request that succeeds sets it back.
+  if (error instanceof BridgeError && code.startsWith('target_'))
+    await deps.health?.failed(error).catch(() => undefined);
   await deps.records.finish(syncId, 'failed', { error: { code, message } }).catch(() => undefined);
 }
 

@@ -41,6 +41,7 @@ export async function prepare(deps: FullSyncDeps, syncId: string, times: PhaseTi
   const observedAt = deps.records.clock.now();
   const trace = newTrace();
   const [targetUsers, targetGroups] = await listTarget(deps, syncId, trace);
+  await deps.health?.succeeded();
   collectGarbage();
   await checkCancel(deps, syncId);
   times.start('planning');

@@ -94,6 +94,7 @@ export async function startWorkerSide(
       service: store.syncs,
       metrics,
       logger,
+      health,
     },
     {
       queuePrefix: store.keys.queuePrefix(),

@@ -1,7 +1,7 @@
 import request from 'supertest';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { ReferenceTarget } from '../../src/reference-target/reference-target.js';
-import { startEngine, startTarget, type EngineFixture } from '../support/engine.js';
+import { startEngine, startTarget, TARGET_TOKEN, type EngineFixture } from '../support/engine.js';
 
 // Real: the bridge's HTTP admin API, Redis, BullMQ (sync and reconcile workers), the reference
 // target over HTTP (page cap 7, so listings take several pages).
@@ -238,5 +238,20 @@ describe('full reconciliation', () => {
     await setUp();
     await http().post('/admin/sync').send({}).expect(401);
     await http().get('/admin/sync').set({ Authorization: 'Bearer wrong' }).expect(401);
+  });
+
+  it('shows a sync refused by the platform in the target health, and its recovery', async () => {
+    await setUp();
+    const health = async () =>
+      (await http().get('/admin/status').set(auth).expect(200)).body.target.state as string;
+    target.setToken('a-token-the-bridge-does-not-have-01');
+    const refused = await settled(await sync({ snapshot: snapshotOf(2) }));
+    expect(refused.state).toBe('failed');
+    expect(refused.error?.code).toBe('target_unauthorized');
+    expect(await health()).toBe('auth-failed');
+
+    target.setToken(TARGET_TOKEN);
+    expect((await settled(await sync({ snapshot: snapshotOf(2) }))).state).toBe('completed');
+    expect(await health()).toBe('reachable');
   });
 });
