@@ -6,7 +6,7 @@ import {
   createDirectorySource,
   directorySettingProblems,
 } from './sources/directory/create-directory-source.js';
-import { scimRouter } from './sources/scim/scim-router.js';
+import { scimDisabledRouter, scimRouter } from './sources/scim/scim-router.js';
 import { webhookRoutes } from './sources/webhooks/webhook-routes.js';
 import { listen, type HttpServer } from './http/server.js';
 import { createLogger, type Logger } from './ops/logger.js';
@@ -91,15 +91,18 @@ export async function startBridge(config: Config, options: StartOptions): Promis
 
 /** The routes of the HTTP roles: SCIM push (when INBOUND_SCIM_TOKEN is set), webhooks, admin. */
 function featureRoutes(config: Config, store: StoreSide, secrets: LiveSecrets) {
-  const scim = scimRouter({
-    token: secrets.scimToken,
-    api: store.api,
-    redis: store.redis,
-    keys: store.keys,
-    bodyLimitBytes: config.http.bodyLimitBytes,
-  });
+  const scim =
+    config.inbound.scimToken === ''
+      ? scimDisabledRouter()
+      : scimRouter({
+          token: secrets.scimToken,
+          api: store.api,
+          redis: store.redis,
+          keys: store.keys,
+          bodyLimitBytes: config.http.bodyLimitBytes,
+        });
   return [
-    ...(config.inbound.scimToken === '' ? [] : [{ path: '/scim/v2', router: scim }]),
+    { path: '/scim/v2', router: scim },
     ...adminRoutes(config, store, secrets.adminToken),
     ...webhookRoutes({ config, api: store.api, oktaProducer: store.oktaEvents, secrets }),
   ];

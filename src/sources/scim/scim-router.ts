@@ -97,3 +97,13 @@ const notImplemented: RequestHandler = (req, _res, next) => {
   const hint = req.path === '/.search' ? ': search /Users/.search or /Groups/.search' : '';
   next(new BridgeError('not_enabled', `${req.path} is not implemented${hint}`));
 };
+
+/** `/scim/v2` while INBOUND_SCIM_TOKEN is empty: a SCIM 404 that says how to enable it. */
+export function scimDisabledRouter(): Router {
+  const router = Router();
+  router.use((_req, _res, next) => {
+    next(new BridgeError('not_found', 'SCIM push is not enabled: set INBOUND_SCIM_TOKEN'));
+  });
+  router.use(scimErrorHandler);
+  return router;
+}
