@@ -128,12 +128,17 @@ export const configSchema = z
     need(['redis', 'url'], c.redis.url !== '');
     need(['target', 'url'], c.target.url !== '');
     need(['target', 'token'], c.target.token !== '');
+    need(
+      ['target', 'token'],
+      !/[\r\n]/.test(c.target.token),
+      'more than one line (the platform takes one token)',
+    );
     for (const [key, value] of Object.entries(c.inbound)) {
       // Several secrets, one per line, are accepted at once (a rotation): each one counts.
       const lines = value.split(/\r?\n/).filter((line) => line.length > 0);
       need(
         ['inbound', key],
-        lines.every((line) => line.length >= 16),
+        value === '' || (lines.length > 0 && lines.every((line) => line.length >= 16)),
         'shorter than 16 characters',
       );
     }

@@ -17,14 +17,16 @@ export function fileSecret(path: string, initial: string, options: FileSecretOpt
   const checkMs = options.checkMs ?? 1000;
   let value = initial;
   let checkedAt = Date.now();
-  let mtime = safeMtime(path);
+  // Unknown at first: `initial` was read earlier (at start-up), and the file may have changed since,
+  // so the first check reads it again.
+  let seen: string | undefined;
   return () => {
     const now = Date.now();
     if (now - checkedAt < checkMs) return value;
     checkedAt = now;
-    const current = safeMtime(path);
-    if (current !== undefined && current !== mtime) {
-      mtime = current;
+    const current = fileVersion(path);
+    if (current !== undefined && current !== seen) {
+      seen = current;
       try {
         const next = readFileSync(path, 'utf8').replace(/\r?\n$/, '');
         const problem = options.problem?.(next);
@@ -38,9 +40,11 @@ export function fileSecret(path: string, initial: string, options: FileSecretOpt
   };
 }
 
-function safeMtime(path: string): number | undefined {
+/** What tells one version of the file from another: two writes within a clock tick share an mtime. */
+function fileVersion(path: string): string | undefined {
   try {
-    return statSync(path).mtimeMs;
+    const stat = statSync(path);
+    return `${stat.mtimeMs}:${stat.size}:${stat.ino}`;
   } catch {
     return undefined;
   }

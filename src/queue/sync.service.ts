@@ -85,7 +85,13 @@ export class SyncService {
     }
     await this.records.update(syncId, { state: 'running' });
     const options = { jobId: approveJobId(syncId), attempts: 1, removeOnComplete: 100, removeOnFail: 100 };
-    await this.holder.run((queue) => queue.add('approve', { syncId }, options));
+    try {
+      await this.holder.run((queue) => queue.add('approve', { syncId }, options));
+    } catch (error) {
+      // Not queued: the sync still awaits approval (nothing would ever run it as "running").
+      await this.records.update(syncId, { state: 'awaiting-approval' }).catch(() => undefined);
+      throw error;
+    }
     return { ...record, state: 'running' };
   }
 
@@ -127,8 +133,9 @@ export class SyncService {
       code: 'interrupted',
       message: `The sync stopped without finishing (${job.failedReason || 'its job failed'}); start it again`,
     };
-    await this.records.finish(syncId, 'failed', { error });
-    return syncId;
+    // Only if still running: a run that lost its job but not its process may have ended it since.
+    const ended = await this.records.finishIf(syncId, ['queued', 'running'], 'failed', { error });
+    return ended ? syncId : undefined;
   }
 
   async get(syncId: string): Promise<SyncRecord | undefined> {

@@ -45,7 +45,6 @@ export async function startSyncWorker(
       (error: unknown) => deps.logger.warn({ err: String(error) }, 'could not release an abandoned sync'),
     );
   worker.on('failed', () => void release());
-  worker.on('stalled', () => void release());
   const timer = setInterval(() => void release(), 60_000);
   timer.unref();
   worker.on('closing', () => clearInterval(timer));

@@ -36,8 +36,9 @@ export function parseRedisUrl(url: string): UrlParts {
 function roleOptions(role: RedisRole): RedisOptions {
   const reconnect = (times: number) => Math.min(100 * 2 ** Math.min(times, 5), 2000);
   // A primary demoted by a failover answers READONLY: reconnect (to whatever the address or the
-  // Sentinels now point at) and send the command again, instead of failing writes until a restart.
-  const reconnectOnError = (error: Error) => (error.message.startsWith('READONLY') ? 2 : false);
+  // Sentinels now point at) instead of failing writes until a restart. The command itself fails
+  // (retried by its caller), so a URL that keeps resolving to a replica cannot loop for ever.
+  const reconnectOnError = (error: Error) => error.message.startsWith('READONLY');
   return role === 'producer'
     ? {
         enableOfflineQueue: false,

@@ -1,5 +1,7 @@
 import { BridgeError } from '../domain/errors.js';
 
+const REFUSED = /^(OOM|LOADING|READONLY|MASTERDOWN|CLUSTERDOWN|TRYAGAIN) /;
+
 /** Our own refusal to send a command on a fail-fast connection that is not connected. */
 export class RedisUnavailableError extends Error {
   constructor(status: string) {
@@ -27,7 +29,14 @@ export function isRedisUnavailable(error: unknown): boolean {
     return true;
   // The server answers but cannot take writes for now: full (noeviction), loading its data after a
   // restart, a replica after a failover, or a cluster re-sharding. Callers retry; edges answer 503.
-  return /^(OOM|LOADING|READONLY|MASTERDOWN|CLUSTERDOWN|TRYAGAIN) /.test(error.message);
+  if (REFUSED.test(error.message)) return true;
+  // A transaction Redis refused: EXECABORT, with the refusals of its commands alongside.
+  const previous = (error as { previousErrors?: unknown[] }).previousErrors;
+  return (
+    error.message.startsWith('EXECABORT') &&
+    Array.isArray(previous) &&
+    previous.some((e) => e instanceof Error && REFUSED.test(e.message))
+  );
 }
 
 /** Runs a store operation and turns a Redis outage into `store_unavailable`. */

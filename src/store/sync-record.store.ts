@@ -70,7 +70,23 @@ redis.call('DEL', key .. ':pending', key .. ':held', key .. ':snapshot')
 return 1
 `;
 
-const scripts = { start: new LuaScript(START), finish: new LuaScript(FINISH) };
+/** FINISH only while the sync is in one of the states listed in ARGV[3] (comma-separated). */
+const FINISH_IF = `
+local P, id, expected = ARGV[1], ARGV[2], ARGV[3]
+local key = P .. ':sync:' .. id
+local state = redis.call('HGET', key, 'state')
+if not state or not string.find(',' .. expected .. ',', ',' .. state .. ',', 1, true) then return 0 end
+for i = 4, #ARGV, 2 do redis.call('HSET', key, ARGV[i], ARGV[i + 1]) end
+if redis.call('GET', P .. ':sync:active') == id then redis.call('DEL', P .. ':sync:active') end
+redis.call('DEL', key .. ':pending', key .. ':held', key .. ':snapshot')
+return 1
+`;
+
+const scripts = {
+  start: new LuaScript(START),
+  finish: new LuaScript(FINISH),
+  finishIf: new LuaScript(FINISH_IF),
+};
 const RETAINED_RUNS = 100;
 
 /** Full reconciliations in Redis: their records, the active slot, pending and held identities. */
@@ -132,11 +148,29 @@ export class SyncRecordStore {
     state: 'completed' | 'failed',
     fields: Record<string, unknown>,
   ): Promise<void> {
-    const flat = Object.entries({ ...fields, state, finishedAt: this.clock.now() }).flatMap(([k, v]) => [
+    const flat = this.finalFields(state, fields);
+    await storeCall(() => scripts.finish.run(this.redis, this.keys.prefix, [syncId, ...flat]));
+  }
+
+  /** Ends a sync only if it is still in one of the `expected` states; true when it did. */
+  async finishIf(
+    syncId: string,
+    expected: readonly SyncState[],
+    state: 'completed' | 'failed',
+    fields: Record<string, unknown>,
+  ): Promise<boolean> {
+    const flat = this.finalFields(state, fields);
+    const done = await storeCall(() =>
+      scripts.finishIf.run(this.redis, this.keys.prefix, [syncId, expected.join(','), ...flat]),
+    );
+    return done === 1;
+  }
+
+  private finalFields(state: 'completed' | 'failed', fields: Record<string, unknown>): string[] {
+    return Object.entries({ ...fields, state, finishedAt: this.clock.now() }).flatMap(([k, v]) => [
       k,
       typeof v === 'string' || typeof v === 'number' ? String(v) : JSON.stringify(v),
     ]);
-    await storeCall(() => scripts.finish.run(this.redis, this.keys.prefix, [syncId, ...flat]));
   }
 
   /** Marks identities the sync waits on; a reconcile run that starts later clears its mark. */

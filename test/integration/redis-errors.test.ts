@@ -26,6 +26,10 @@ describe('a Redis that cannot take writes', () => {
     const write = storeCall(() => client.set('full', 'value'));
     await expect(write).rejects.toBeInstanceOf(BridgeError);
     await expect(write).rejects.toMatchObject({ code: 'store_unavailable' });
+    // A transaction is refused as a whole (EXECABORT), its commands' refusals alongside.
+    await expect(storeCall(() => client.multi().set('full', 'value').exec())).rejects.toMatchObject({
+      code: 'store_unavailable',
+    });
 
     await client.config('SET', 'maxmemory', '0');
     await expect(storeCall(() => client.set('full', 'value'))).resolves.toBe('OK');

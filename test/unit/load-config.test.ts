@@ -106,6 +106,12 @@ describe('loadConfig', () => {
     expect(problemsOf({ ...base, ADMIN_TOKEN: `${old}\nshort-one` })).toEqual([
       'ADMIN_TOKEN: shorter than 16 characters — expected a bearer token of at least 16 characters',
     ]);
+    expect(problemsOf({ ...base, ADMIN_TOKEN: '\n\n' })).toEqual([
+      'ADMIN_TOKEN: shorter than 16 characters — expected a bearer token of at least 16 characters',
+    ]);
+    expect(problemsOf({ ...base, TARGET_TOKEN: 'target-token-one\ntarget-token-two' })).toEqual([
+      "TARGET_TOKEN: more than one line (the platform takes one token) — expected the platform's SCIM bearer token",
+    ]);
   });
 
   it('parses DEPROVISION_LIMIT as a count or a share', () => {
