@@ -9,7 +9,7 @@ import {
 import { scimDisabledRouter, scimRouter } from './sources/scim/scim-router.js';
 import { webhookRoutes } from './sources/webhooks/webhook-routes.js';
 import { listen, type HttpServer } from './http/server.js';
-import { createLogger, type Logger } from './ops/logger.js';
+import { createLogger, SecretRegistry, type Logger } from './ops/logger.js';
 import { createMetrics, type Metrics } from './ops/metrics.js';
 import { exitOnSignals } from './ops/shutdown.js';
 import { adminRoutes } from './wiring/admin-routes.js';
@@ -45,19 +45,22 @@ export interface StartOptions {
   port?: number;
   /** The `*_FILE` secrets, re-read when they change, so a rotated secret applies without a restart. */
   secretFiles?: SecretFiles;
+  /** What the logs scrub; a secret re-read from its file joins it. With `logger`, pass the logger's. */
+  scrubbed?: SecretRegistry;
 }
 
-export function loggerFor(config: Config): Logger {
-  return createLogger({ level: config.log.level, pretty: config.log.pretty, secrets: secretValues(config) });
+export function loggerFor(config: Config, scrubbed = new SecretRegistry(secretValues(config))): Logger {
+  return createLogger({ level: config.log.level, pretty: config.log.pretty, secrets: scrubbed });
 }
 
 export async function startBridge(config: Config, options: StartOptions): Promise<BridgeHandle> {
-  const logger = options.logger ?? loggerFor(config);
+  const scrubbed = options.scrubbed ?? new SecretRegistry(secretValues(config));
+  const logger = options.logger ?? loggerFor(config, scrubbed);
   const metrics = createMetrics();
   const store = await createStoreSide(config, 'producer', logger);
   const source = createDirectorySource(config.directory, { logger });
   const readSource = source ? () => source.read() : undefined;
-  const secrets = liveSecrets(config, options.secretFiles, logger);
+  const secrets = liveSecrets(config, options.secretFiles, logger, scrubbed);
   const targetToken = secrets.targetToken;
   const workers =
     options.role === 'serve'

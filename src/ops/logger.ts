@@ -7,7 +7,7 @@ export interface LoggerOptions {
   level: string;
   pretty: boolean;
   /** Every configured secret; any occurrence in a line is replaced before it is written. */
-  secrets: readonly string[];
+  secrets: readonly string[] | SecretRegistry;
   /** Where lines go; stdout by default. Tests pass a sink and read the JSON back. */
   destination?: DestinationStream;
 }
@@ -48,16 +48,48 @@ export function createLogger(options: LoggerOptions): Logger {
 }
 
 /**
+ * The secrets a logger scrubs: the configured ones, and those rotated in later (a `*_FILE` re-read),
+ * each value and each of its lines (a value may hold several secrets, one per line).
+ */
+export class SecretRegistry {
+  private readonly values = new Set<string>();
+  private changes = 0;
+
+  constructor(initial: readonly string[] = []) {
+    for (const value of initial) this.add(value);
+  }
+
+  add(value: string): void {
+    for (const secret of [value, ...value.split(/\r?\n/)]) {
+      if (secret.length < 4 || this.values.has(secret)) continue;
+      this.values.add(secret);
+      this.changes++;
+    }
+  }
+
+  get version(): number {
+    return this.changes;
+  }
+
+  list(): string[] {
+    return [...this.values];
+  }
+}
+
+/**
  * Path-based redaction misses secrets inside messages, URLs and error text; this last pass replaces
  * every configured secret (and its JSON-escaped form) in the serialised line.
  */
-export function secretScrubber(secrets: readonly string[]): (line: string) => string {
-  const needles = [
-    ...new Set(secrets.filter((s) => s.length >= 4).flatMap((s) => [s, JSON.stringify(s).slice(1, -1)])),
-  ];
-  needles.sort((a, b) => b.length - a.length);
-  if (needles.length === 0) return (line) => line;
+export function secretScrubber(secrets: readonly string[] | SecretRegistry): (line: string) => string {
+  const registry = secrets instanceof SecretRegistry ? secrets : new SecretRegistry(secrets);
+  let version = -1;
+  let needles: string[] = [];
   return (line) => {
+    if (version !== registry.version) {
+      version = registry.version;
+      needles = [...new Set(registry.list().flatMap((s) => [s, JSON.stringify(s).slice(1, -1)]))];
+      needles.sort((a, b) => b.length - a.length);
+    }
     let out = line;
     for (const needle of needles) if (out.includes(needle)) out = out.split(needle).join(REDACTED);
     return out;

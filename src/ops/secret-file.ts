@@ -6,6 +6,8 @@ export interface FileSecretOptions {
   /** Why new contents cannot be used (undefined: they can). Refused contents keep the last value. */
   problem?: (value: string) => string | undefined;
   onRefused?: (problem: string) => void;
+  /** Told each new value taken (e.g. so that logs scrub it too). */
+  onChanged?: (value: string) => void;
 }
 
 /**
@@ -30,8 +32,11 @@ export function fileSecret(path: string, initial: string, options: FileSecretOpt
       try {
         const next = readFileSync(path, 'utf8').replace(/\r?\n$/, '');
         const problem = options.problem?.(next);
-        if (problem === undefined) value = next;
-        else options.onRefused?.(problem);
+        if (problem !== undefined) options.onRefused?.(problem);
+        else if (next !== value) {
+          value = next;
+          options.onChanged?.(next);
+        }
       } catch {
         // keep the last value
       }

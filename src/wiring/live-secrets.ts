@@ -1,6 +1,6 @@
 import type { Config } from '../config/schema.js';
 import { secretLines } from '../http/auth.js';
-import type { Logger } from '../ops/logger.js';
+import type { Logger, SecretRegistry } from '../ops/logger.js';
 import { fileSecret } from '../ops/secret-file.js';
 
 /** The secrets a running bridge reads at each use. */
@@ -53,7 +53,12 @@ function inboundSecretProblem(value: string): string | undefined {
  * stays and a warning says why. So a route enabled at start-up stays enabled, and one disabled (its
  * secret empty) stays disabled.
  */
-export function liveSecrets(config: Config, files: SecretFiles = {}, logger?: Logger): LiveSecrets {
+export function liveSecrets(
+  config: Config,
+  files: SecretFiles = {},
+  logger?: Logger,
+  scrubbed?: SecretRegistry,
+): LiveSecrets {
   const live = (name: keyof LiveSecrets, initial: string, problem: (value: string) => string | undefined) => {
     const path = files[name];
     if (!path || initial === '') return () => initial;
@@ -62,7 +67,8 @@ export function liveSecrets(config: Config, files: SecretFiles = {}, logger?: Lo
         { setting: SECRET_FILE_VARIABLES[name] },
         `${SECRET_FILE_VARIABLES[name]}: new contents not used (${reason}); keeping the previous value`,
       );
-    return fileSecret(path, initial, { problem, onRefused });
+    const onChanged = (value: string) => scrubbed?.add(value);
+    return fileSecret(path, initial, { problem, onRefused, onChanged });
   };
   return {
     targetToken: live('targetToken', config.target.token, targetTokenProblem),

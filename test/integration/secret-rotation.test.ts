@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startBridge, type BridgeHandle } from '../../src/main.js';
+import { SecretRegistry } from '../../src/ops/logger.js';
 import { signatureHeader } from '../../src/sources/webhooks/signature.js';
 import { testConfig } from '../support/config.js';
 import { logSink, type LogSink } from '../support/log-sink.js';
@@ -71,11 +72,13 @@ describe('rotating inbound secrets given as files', () => {
       WEBHOOK_SECRET: OLD.webhook,
       OKTA_HOOK_SECRET: OLD.okta,
     });
-    logs = logSink([], 'warn');
+    const scrubbed = new SecretRegistry(Object.values(OLD));
+    logs = logSink(scrubbed, 'warn');
     bridge = await startBridge(config, {
       role: 'serve',
       port: 0,
       logger: logs.logger,
+      scrubbed,
       secretFiles: {
         scimToken: file('scim'),
         adminToken: file('admin'),
@@ -125,6 +128,9 @@ describe('rotating inbound secrets given as files', () => {
     await expect.poll(() => oktaStatus(OLD.okta), { timeout: 10_000 }).toBe(401);
     expect(await oktaStatus(NEW.okta)).toBe(200);
     expect(await bridge.store.desired.getUser('rot-3')).toBeUndefined();
+    // The values rotated in are scrubbed from the logs, as the start-up ones are.
+    bridge.logger.warn(`a line that quotes ${NEW.scim} and ${NEW.webhook} and ${OLD.admin}`);
+    expect(logs.text()).toContain('a line that quotes [REDACTED] and [REDACTED] and [REDACTED]');
     expect(await bridge.store.desired.getUser('rot-4')).toMatchObject({ userName: 'rot-4@example.com' });
   }, 60_000);
 

@@ -1,5 +1,5 @@
 import { Writable } from 'node:stream';
-import { createLogger, type Logger } from '../../src/ops/logger.js';
+import { createLogger, type Logger, type SecretRegistry } from '../../src/ops/logger.js';
 
 /** A logger writing JSON lines into memory, so tests read what really comes out (as pino's own tests do). */
 export interface LogSink {
@@ -8,7 +8,7 @@ export interface LogSink {
   text(): string;
 }
 
-export function logSink(secrets: readonly string[] = [], level = 'debug'): LogSink {
+export function logSink(secrets: readonly string[] | SecretRegistry = [], level = 'debug'): LogSink {
   const chunks: string[] = [];
   const destination = new Writable({
     write(chunk: Buffer, _encoding, callback) {
