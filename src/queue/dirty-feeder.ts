@@ -8,6 +8,7 @@ export interface FeederSettings {
   /** Marks older than this without a finished run are enqueued again (a job may have been lost). */
   sweepGraceMs: number;
   sweepMs: number;
+  /** Marks read and enqueued at once: small enough that one addBulk does not hold the event loop. */
   batch: number;
 }
 
@@ -15,7 +16,7 @@ export const FEEDER_DEFAULTS: FeederSettings = {
   feedMs: 50,
   sweepGraceMs: 60_000,
   sweepMs: 30_000,
-  batch: 1000,
+  batch: 250,
 };
 
 /**
