@@ -78,10 +78,8 @@ export class DesiredStateQueries {
   }
 
   /**
-   * The stored identities of `ids`, with their groups (users) or members (groups) when asked for.
-   * One or two identities take plain commands: an ioredis pipeline copies every script defined on
-   * the connection (BullMQ defines dozens on the producer connection), which costs more than the
-   * round trip it saves.
+   * The stored identities of `ids`, with their groups (users) or members (groups) when asked for,
+   * in one pipeline (see `read`).
    */
   private async identities(
     kind: IdentityKind,
@@ -197,8 +195,11 @@ export class DesiredStateQueries {
   }
 
   /**
-   * Runs the read commands `queue` issues, in one pipeline when there are many, as plain commands
-   * when there are at most two (see `identities`), and returns their replies in order.
+   * Runs the read commands `queue` issues, as plain commands when there are at most two, else in one
+   * pipeline, and returns their replies in order. An ioredis pipeline copies every script defined
+   * on the connection (BullMQ defines dozens on the producer connection), which costs more than the
+   * round trip it saves for one or two commands; measured under load, plain commands for one
+   * identity's three or four reads did not pay off.
    */
   private async read(queue: (commands: ReadCommands) => void, expected: number): Promise<unknown[]> {
     if (expected <= 2) {
