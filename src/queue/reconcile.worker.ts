@@ -62,7 +62,10 @@ async function processJob(
   job: Job<ReconcileJobData>,
 ): Promise<ReconcileResult> {
   const { kind, id } = job.data;
+  // Before anything reads the desired state: a change from now on raises the mark above these.
+  const seen = await deps.state.seenMarks(kind, id);
   const run: ReconcileRun = {
+    seen,
     startedAt: deps.clock.now(),
     now: () => deps.clock.now(),
     trace: newTrace(),
@@ -157,7 +160,7 @@ function outcome(run: ReconcileRun, result: string) {
     durationMs: r.durationMs,
   }));
   const history = [...run.history, ...requests].sort((a, b) => a.at - b.at);
-  return { startedAt: run.startedAt, result, requests: run.trace.counts, history };
+  return { startedAt: run.startedAt, seen: run.seen, result, requests: run.trace.counts, history };
 }
 
 function asBridgeError(error: unknown): BridgeError {

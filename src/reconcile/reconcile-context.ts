@@ -3,7 +3,7 @@ import type { IdentityKey } from '../domain/identity.js';
 import type { ObservedGroup } from '../domain/group-diff.js';
 import type { ObservedUser } from '../domain/user-diff.js';
 import type { Logger } from '../ops/logger.js';
-import type { HistoryEntry, ReconcileStateStore } from '../store/reconcile-state.store.js';
+import type { HistoryEntry, ReconcileStateStore, SeenMarks } from '../store/reconcile-state.store.js';
 import type { RequestTrace } from '../target/scim-http.js';
 import type { ScimTargetClient } from '../target/scim-target.client.js';
 
@@ -30,6 +30,8 @@ export interface Observation {
 /** One run of one identity: its trace, history and the full sync it belongs to, if any. */
 export interface ReconcileRun {
   startedAt: number;
+  /** The identity's dirty marks as the run saw them before reading the desired state. */
+  seen: SeenMarks;
   /** The shared (Redis) clock. */
   now: () => number;
   trace: RequestTrace;

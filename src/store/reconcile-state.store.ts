@@ -49,8 +49,16 @@ export interface HistoryEntry {
   [field: string]: unknown;
 }
 
+/** The scores of an identity's dirty marks (P:dirty, P:dirty:sync), as a run saw them at its start. */
+export interface SeenMarks {
+  dirty?: number;
+  sync?: number;
+}
+
 export interface Outcome {
   startedAt: number;
+  /** Read before the desired state: a mark whose score has grown since is left for another run. */
+  seen: SeenMarks;
   /** An action (created, updated, …), 'failed' for a permanent failure, 'retrying' for a transient one. */
   result: string;
   error?: StoredError;
@@ -154,9 +162,26 @@ export class ReconcileStateStore {
       outcome.result,
       outcome.error ? JSON.stringify(outcome.error) : '',
       JSON.stringify(outcome.requests),
+      outcome.seen.dirty === undefined ? '' : String(outcome.seen.dirty),
+      outcome.seen.sync === undefined ? '' : String(outcome.seen.sync),
       ...outcome.history.map((entry) => JSON.stringify(entry)),
     ];
     await storeCall(() => SCRIPTS.recordOutcome.run(this.redis, this.keys.prefix, args));
+  }
+
+  /** The scores of an identity's dirty marks now; a run reads them before the desired state. */
+  async seenMarks(kind: IdentityKind, id: string): Promise<SeenMarks> {
+    const key = formatKey({ kind, id });
+    const [dirty, sync] = await storeCall(() =>
+      Promise.all([
+        this.redis.zscore(this.keys.dirty(), key),
+        this.redis.zscore(this.keys.dirtyForSync(), key),
+      ]),
+    );
+    return {
+      ...(dirty === null ? {} : { dirty: Number(dirty) }),
+      ...(sync === null ? {} : { sync: Number(sync) }),
+    };
   }
 
   async groupsOfUser(userId: string): Promise<string[]> {

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isBridgeError } from '../../src/domain/errors.js';
 import { DesiredStateStore } from '../../src/store/desired-state.store.js';
 import { createKeys } from '../../src/store/keys.js';
+import { ReconcileStateStore } from '../../src/store/reconcile-state.store.js';
 import { RedisClock } from '../../src/store/redis-clock.js';
 import { closeRedis, createRedis, type RedisClient } from '../../src/store/redis-connection.js';
 import { testConfig } from '../support/config.js';
@@ -47,6 +48,29 @@ describe('desired-state store', () => {
     await store.apply([{ op: 'upsertUser', user: user('s', 's@example.com') }], { forSync: true });
     expect(await redis.zscore(keys.dirtyForSync(), 'user:s')).not.toBeNull();
     expect(await redis.zscore(keys.dirty(), 'user:s')).toBeNull();
+  });
+
+  it('raises a mark at every change, so a run clears it only if nothing changed since it looked', async () => {
+    // Two changes within one millisecond: the clock stands still.
+    const frozen = new (class extends RedisClock {
+      override now(): number {
+        return 1_000_000;
+      }
+    })(redis);
+    const sameMs = new DesiredStateStore(redis, keys, frozen);
+    const state = new ReconcileStateStore(redis, keys, frozen);
+    await sameMs.apply([{ op: 'upsertUser', user: user('race', 'race@example.com') }]);
+    const seen = await state.seenMarks('user', 'race');
+    expect(seen).toEqual({ dirty: 1_000_000 });
+    // The change a run did not read, in the same millisecond as the one it did.
+    await sameMs.apply([{ op: 'upsertUser', user: { ...user('race', 'race@example.com'), active: false } }]);
+    expect(await redis.zscore(keys.dirty(), 'user:race')).toBe('1000001');
+
+    const outcome = { startedAt: 1_000_000, result: 'updated', requests: {}, history: [] };
+    await state.recordOutcome('user', 'race', { ...outcome, seen });
+    expect(await redis.zscore(keys.dirty(), 'user:race')).toBe('1000001');
+    await state.recordOutcome('user', 'race', { ...outcome, seen: await state.seenMarks('user', 'race') });
+    expect(await redis.zscore(keys.dirty(), 'user:race')).toBeNull();
   });
 
   it('refuses a whole batch when one change takes a userName held by another identity', async () => {

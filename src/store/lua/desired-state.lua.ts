@@ -57,9 +57,15 @@ local function history(k, id, entry)
 end
 local touched, touchedSet = {}, {}
 local marks = batch.forSync and (P .. ':dirty:sync') or (P .. ':dirty')
+-- A mark's score only ever grows, by at least 1 ms per change: a run clears the mark only if it is
+-- still the score the run saw before reading the desired state, so two changes within one
+-- millisecond (or a writer whose clock is behind) must not leave the score unchanged.
 local function dirty(kind, id)
   local key = kind .. ':' .. id
-  redis.call('ZADD', marks, now, key)
+  local score = tonumber(now)
+  local current = redis.call('ZSCORE', marks, key)
+  if current and tonumber(current) >= score then score = tonumber(current) + 1 end
+  redis.call('ZADD', marks, score, key)
   if not touchedSet[key] then
     touchedSet[key] = true
     touched[#touched + 1] = key

@@ -84,16 +84,20 @@ return 1
 /**
  * Records the end of one reconcile run. ARGV[4] identity key ("user:<id>"), [5] started (ms),
  * [6] now (ms), [7] result: an action, 'failed' (permanent) or 'retrying', [8] error JSON or '',
- * [9] requests JSON {METHOD: n}, [10..] history entries (oldest first).
- * Clears the dirty mark unless a newer change arrived after the run started, and reports the run to
- * the active full reconciliation when it is waiting on this identity.
+ * [9] requests JSON {METHOD: n}, [10] / [11] the scores of the identity's marks in P:dirty and
+ * P:dirty:sync when the run began, before it read the desired state ('' for none), [12..] history
+ * entries (oldest first).
+ * Clears a dirty mark only if its score is still the one the run saw (marks only grow: any change
+ * since makes it higher), and reports the run to the active full reconciliation when it is waiting
+ * on this identity.
  */
 export const RECORD_OUTCOME = `
 local P, k, id, ikey, started, now, result, err, requests = ARGV[1], ARGV[2], ARGV[3], ARGV[4],
   tonumber(ARGV[5]), ARGV[6], ARGV[7], ARGV[8], ARGV[9]
+local seen = {tonumber(ARGV[10]), tonumber(ARGV[11])}
 local key = P .. ':' .. k .. ':i:' .. id
 local h = P .. ':' .. k .. ':h:' .. id
-for i = 10, #ARGV do redis.call('LPUSH', h, ARGV[i]) end
+for i = 12, #ARGV do redis.call('LPUSH', h, ARGV[i]) end
 redis.call('LTRIM', h, 0, 19)
 local exists = redis.call('EXISTS', key) == 1
 if exists then redis.call('HSET', key, 'lt', now, 'lr', result) end
@@ -111,9 +115,9 @@ else
   end
   redis.call('ZREM', P .. ':failures', ikey)
 end
-for _, marks in ipairs({P .. ':dirty', P .. ':dirty:sync'}) do
+for i, marks in ipairs({P .. ':dirty', P .. ':dirty:sync'}) do
   local d = redis.call('ZSCORE', marks, ikey)
-  if d and tonumber(d) <= started then redis.call('ZREM', marks, ikey) end
+  if d and seen[i] and tonumber(d) <= seen[i] then redis.call('ZREM', marks, ikey) end
 end
 local sync = redis.call('GET', P .. ':sync:active')
 if sync then
