@@ -51,7 +51,9 @@ export function startDirtyFeeder(
       newest = Math.max(newest, marks.at(-1)?.score ?? newest);
       if (marks.length < settings.batch) break;
     }
-    cursor = newest;
+    // A mark's score may run ahead of the clock (it grows by at least 1 ms per change of a busy
+    // identity): the cursor never does, or marks written at the real time would fall behind it.
+    cursor = Math.min(newest, state.clock.now());
     prune();
     return total;
   };

@@ -63,4 +63,25 @@ describe('dirty feeder', () => {
       feeder.stop();
     }
   });
+
+  it('keeps feeding marks written at the real time after a mark that ran ahead of the clock', async () => {
+    const enqueued: string[] = [];
+    const enqueue = async (batch: readonly IdentityKey[]) =>
+      void enqueued.push(...batch.map((k) => `${k.kind}:${k.id}`));
+    const settings = { feedMs: 60_000, sweepGraceMs: 60_000, sweepMs: 60_000, batch: 100 };
+    const now = state.clock.now();
+    // A busy group's mark grows by at least 1 ms per change: it may stand seconds ahead.
+    await redis.zadd(keys.dirty(), now + 10_000, 'group:busy');
+    const feeder = startDirtyFeeder(state, enqueue, silentLogger(), settings);
+    try {
+      await feeder.feed();
+      expect(enqueued).toContain('group:busy');
+      await redis.zadd(keys.dirty(), state.clock.now(), 'user:after');
+      await feeder.feed();
+      expect(enqueued).toContain('user:after');
+      expect(enqueued.filter((key) => key === 'group:busy')).toHaveLength(1);
+    } finally {
+      feeder.stop();
+    }
+  });
 });

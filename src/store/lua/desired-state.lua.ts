@@ -57,19 +57,18 @@ local function history(k, id, entry)
 end
 local touched, touchedSet = {}, {}
 local marks = batch.forSync and (P .. ':dirty:sync') or (P .. ':dirty')
--- A mark's score only ever grows, by at least 1 ms per change: a run clears the mark only if it is
--- still the score the run saw before reading the desired state, so two changes within one
--- millisecond (or a writer whose clock is behind) must not leave the score unchanged.
+-- A mark's score only ever grows, by at least 1 ms per batch that changes the identity: a run
+-- clears the mark only if it is still the score the run saw before reading the desired state, so
+-- two changes within one millisecond (or a writer whose clock is behind) must not leave it as it was.
 local function dirty(kind, id)
   local key = kind .. ':' .. id
+  if touchedSet[key] then return end
   local score = tonumber(now)
   local current = redis.call('ZSCORE', marks, key)
   if current and tonumber(current) >= score then score = tonumber(current) + 1 end
   redis.call('ZADD', marks, score, key)
-  if not touchedSet[key] then
-    touchedSet[key] = true
-    touched[#touched + 1] = key
-  end
+  touchedSet[key] = true
+  touched[#touched + 1] = key
 end
 local function unindex(hashKey, field, id)
   if field and redis.call('HGET', hashKey, field) == id then redis.call('HDEL', hashKey, field) end
