@@ -30,8 +30,9 @@ import type { IdentityKind } from '../domain/identity.js';
  *   P:K:managed         set    ids the bridge manages on the target
  *   P:K:tid             hash   target id → id
  *   P:K:creating        set    ids with a create of unknown outcome (pc), so deletion finds them
- *   P:dirty             zset   "user:<id>" / "group:<id>" → time of the newest unreconciled change (ms);
- *                              the workers' feeder turns new marks into reconcile jobs
+ *   P:dirty             zset   "user:<id>" / "group:<id>" → time of the newest unreconciled change (ms,
+ *                              raised by at least 1 ms per change, so it only grows); the workers'
+ *                              feeder turns new marks into reconcile jobs
  *   P:dirty:sync        zset   the same, for changes a running full sync enqueues itself (in order:
  *                              users, then groups); only the sweep looks at these, if the sync dies
  *   P:failures          zset   "user:<id>" / "group:<id>" → time of the permanent failure (ms)
