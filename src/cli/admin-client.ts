@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { request } from 'undici';
-import { secretLines } from '../http/auth.js';
+import { secretLines } from '../config/secret-lines.js';
 
 export interface AdminClientOptions {
   url: string;

@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { secretLines } from '../http/auth.js';
+import { secretLines } from '../config/secret-lines.js';
 import { MAX_EVENTS_PER_BATCH } from '../sources/webhooks/generic-event.schema.js';
 import { SIGNATURE_HEADER, signatureHeader } from '../sources/webhooks/signature.js';
 

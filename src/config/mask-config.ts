@@ -1,3 +1,4 @@
+import { secretLines } from './secret-lines.js';
 import type { Config } from './schema.js';
 import { SECRET_PATHS } from './settings.js';
 
@@ -44,7 +45,7 @@ export function secretValues(config: Config): string[] {
       } catch {
         values.push(node);
       }
-    } else values.push(node, ...node.split(/\r?\n/).filter((line) => line.length > 0));
+    } else values.push(node, ...secretLines(node));
   }
   return values;
 }

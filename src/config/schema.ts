@@ -1,5 +1,6 @@
 import { CronExpressionParser } from 'cron-parser';
 import { z } from 'zod';
+import { inboundSecretProblem, targetTokenProblem } from './secret-lines.js';
 
 /**
  * The nested configuration as zod parses it. Values arrive from YAML (typed) or from environment
@@ -130,15 +131,14 @@ export const configSchema = z
     need(['target', 'token'], c.target.token !== '');
     need(
       ['target', 'token'],
-      !/[\r\n]/.test(c.target.token),
+      c.target.token === '' || targetTokenProblem(c.target.token) === undefined,
       'more than one line (the platform takes one token)',
     );
     for (const [key, value] of Object.entries(c.inbound)) {
       // Several secrets, one per line, are accepted at once (a rotation): each one counts.
-      const lines = value.split(/\r?\n/).filter((line) => line.length > 0);
       need(
         ['inbound', key],
-        value === '' || (lines.length > 0 && lines.every((line) => line.length >= 16)),
+        value === '' || inboundSecretProblem(value) === undefined,
         'shorter than 16 characters',
       );
     }

@@ -1,5 +1,6 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
+import { secretLines } from '../config/secret-lines.js';
 import { BridgeError } from '../domain/errors.js';
 
 /**
@@ -13,11 +14,6 @@ export function secretsEqual(given: string, expected: string): boolean {
   let matched = false;
   for (const one of secretLines(expected)) if (timingSafeEqual(a, digestOf(one))) matched = true;
   return matched;
-}
-
-/** The secrets a configured value holds: one per line, blank lines ignored. */
-export function secretLines(value: string): string[] {
-  return value.split(/\r?\n/).filter((line) => line.length > 0);
 }
 
 /** Digests of the expected secrets (a handful: admin, SCIM, webhook, metrics), computed once each. */

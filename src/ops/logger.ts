@@ -1,5 +1,6 @@
 import { pino, type DestinationStream, type Logger } from 'pino';
 import pretty from 'pino-pretty';
+import { secretLines } from '../config/secret-lines.js';
 
 export type { Logger } from 'pino';
 
@@ -60,7 +61,7 @@ export class SecretRegistry {
   }
 
   add(value: string): void {
-    for (const secret of [value, ...value.split(/\r?\n/)]) {
+    for (const secret of [value, ...secretLines(value)]) {
       if (secret.length < 4 || this.values.has(secret)) continue;
       this.values.add(secret);
       this.changes++;

@@ -76,7 +76,7 @@ export class IdentityTraceQueries {
             .zrangebylex(this.keys.memberOf(), `[${id}\n`, `(${id}\u000b`)
             .then((entries) => entries.map((entry) => entry.slice(id.length + 1)))
         : this.redis.smembers(this.keys.members(id));
-    const [d, fields, history, failedAt, dirtySince, relatedIds] = await storeCall(() =>
+    const [d, fields, history, failedAt, dirtySince, relatedIds, heldBy] = await storeCall(() =>
       Promise.all([
         this.redis.get(this.keys.doc(kind, id)),
         this.redis.hmget(this.keys.identity(kind, id), ...FIELDS),
@@ -86,9 +86,9 @@ export class IdentityTraceQueries {
           .zscore(this.keys.dirty(), ikey)
           .then(async (fed) => fed ?? (await this.redis.zscore(this.keys.dirtyForSync(), ikey))),
         related,
+        this.heldBy(kind, id),
       ]),
     );
-    const heldBy = await this.heldBy(kind, id);
     const [t, m, cr, ts, la, lt, lr, le] = fields;
     const sortedIds = relatedIds.slice().sort();
     return {
@@ -115,14 +115,12 @@ export class IdentityTraceQueries {
 
   /** The sync awaiting approval that holds this identity's deprovisioning, if any. */
   private async heldBy(kind: IdentityKind, id: string): Promise<string | undefined> {
-    const syncId = await storeCall(() => this.redis.get(this.keys.syncActive()));
+    const syncId = await this.redis.get(this.keys.syncActive());
     if (!syncId) return undefined;
-    const [state, raw] = await storeCall(() =>
-      Promise.all([
-        this.redis.hget(this.keys.sync(syncId), 'state'),
-        this.redis.get(this.keys.syncHeld(syncId)),
-      ]),
-    );
+    const [state, raw] = await Promise.all([
+      this.redis.hget(this.keys.sync(syncId), 'state'),
+      this.redis.get(this.keys.syncHeld(syncId)),
+    ]);
     if (state !== 'awaiting-approval' || !raw) return undefined;
     const held = parseJson<HeldDeprovisioning[]>(raw);
     const holds = (work: HeldDeprovisioning) =>

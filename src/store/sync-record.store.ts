@@ -60,33 +60,24 @@ if ARGV[6] ~= '' then redis.call('SET', key .. ':snapshot', ARGV[6], 'EX', 86400
 return {'started', id}
 `;
 
-/** Ends a sync: final state and fields, and frees the active slot if this sync holds it. */
+/**
+ * Ends a sync: final state and fields, and frees the active slot if this sync holds it. ARGV[3]
+ * lists the states (comma-separated) it may end from; '' for any. Returns 0 when it is in another.
+ */
 const FINISH = `
-local P, id = ARGV[1], ARGV[2]
-local key = P .. ':sync:' .. id
-for i = 3, #ARGV, 2 do redis.call('HSET', key, ARGV[i], ARGV[i + 1]) end
-if redis.call('GET', P .. ':sync:active') == id then redis.call('DEL', P .. ':sync:active') end
-redis.call('DEL', key .. ':pending', key .. ':held', key .. ':snapshot')
-return 1
-`;
-
-/** FINISH only while the sync is in one of the states listed in ARGV[3] (comma-separated). */
-const FINISH_IF = `
 local P, id, expected = ARGV[1], ARGV[2], ARGV[3]
 local key = P .. ':sync:' .. id
-local state = redis.call('HGET', key, 'state')
-if not state or not string.find(',' .. expected .. ',', ',' .. state .. ',', 1, true) then return 0 end
+if expected ~= '' then
+  local state = redis.call('HGET', key, 'state')
+  if not state or not string.find(',' .. expected .. ',', ',' .. state .. ',', 1, true) then return 0 end
+end
 for i = 4, #ARGV, 2 do redis.call('HSET', key, ARGV[i], ARGV[i + 1]) end
 if redis.call('GET', P .. ':sync:active') == id then redis.call('DEL', P .. ':sync:active') end
 redis.call('DEL', key .. ':pending', key .. ':held', key .. ':snapshot')
 return 1
 `;
 
-const scripts = {
-  start: new LuaScript(START),
-  finish: new LuaScript(FINISH),
-  finishIf: new LuaScript(FINISH_IF),
-};
+const scripts = { start: new LuaScript(START), finish: new LuaScript(FINISH) };
 const RETAINED_RUNS = 100;
 
 /** Full reconciliations in Redis: their records, the active slot, pending and held identities. */
@@ -148,29 +139,24 @@ export class SyncRecordStore {
     state: 'completed' | 'failed',
     fields: Record<string, unknown>,
   ): Promise<void> {
-    const flat = this.finalFields(state, fields);
-    await storeCall(() => scripts.finish.run(this.redis, this.keys.prefix, [syncId, ...flat]));
+    await this.finishIf(syncId, [], state, fields);
   }
 
-  /** Ends a sync only if it is still in one of the `expected` states; true when it did. */
+  /** Ends a sync only if it is still in one of the `expected` states (none listed: any); true when it did. */
   async finishIf(
     syncId: string,
     expected: readonly SyncState[],
     state: 'completed' | 'failed',
     fields: Record<string, unknown>,
   ): Promise<boolean> {
-    const flat = this.finalFields(state, fields);
-    const done = await storeCall(() =>
-      scripts.finishIf.run(this.redis, this.keys.prefix, [syncId, expected.join(','), ...flat]),
-    );
-    return done === 1;
-  }
-
-  private finalFields(state: 'completed' | 'failed', fields: Record<string, unknown>): string[] {
-    return Object.entries({ ...fields, state, finishedAt: this.clock.now() }).flatMap(([k, v]) => [
+    const flat = Object.entries({ ...fields, state, finishedAt: this.clock.now() }).flatMap(([k, v]) => [
       k,
       typeof v === 'string' || typeof v === 'number' ? String(v) : JSON.stringify(v),
     ]);
+    const done = await storeCall(() =>
+      scripts.finish.run(this.redis, this.keys.prefix, [syncId, expected.join(','), ...flat]),
+    );
+    return done === 1;
   }
 
   /** Marks identities the sync waits on; a reconcile run that starts later clears its mark. */

@@ -1,5 +1,5 @@
 import type { Config } from '../config/schema.js';
-import { secretLines } from '../http/auth.js';
+import { inboundSecretProblem, targetTokenProblem } from '../config/secret-lines.js';
 import type { Logger, SecretRegistry } from '../ops/logger.js';
 import { fileSecret } from '../ops/secret-file.js';
 
@@ -31,19 +31,6 @@ export function secretFilesFrom(env: NodeJS.ProcessEnv): SecretFiles {
     if (path) files[name] = path;
   }
   return files;
-}
-
-/** A bearer token sent to the platform: one line, not empty. */
-function targetTokenProblem(value: string): string | undefined {
-  if (value === '') return 'empty';
-  return /[\r\n]/.test(value) ? 'more than one line (the platform takes one token)' : undefined;
-}
-
-/** Inbound secrets: one or more, one per line, each at least 16 characters (as at start-up). */
-function inboundSecretProblem(value: string): string | undefined {
-  const lines = secretLines(value);
-  if (lines.length === 0) return 'empty';
-  return lines.every((line) => line.length >= 16) ? undefined : 'a line shorter than 16 characters';
 }
 
 /**
