@@ -23,7 +23,7 @@ function layer(files, forbidden) {
 }
 
 export default tseslint.config(
-  { ignores: ['dist/**', 'node_modules/**', 'coverage/**', 'helm/**', 'src/http/ui/assets/**'] },
+  { ignores: ['dist/**', 'node_modules/**', 'coverage/**', 'helm/**', 'src/admin/ui/assets/**'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
@@ -50,7 +50,7 @@ export default tseslint.config(
     'store',
     'queue',
     'reconcile',
-    'target',
+    'platform',
     'http',
     'ops',
     'sources',
@@ -58,16 +58,16 @@ export default tseslint.config(
     'cli',
     'reference-target',
   ]),
-  ...layer('src/store/**/*.ts', ['queue', 'reconcile', 'target', 'http', 'sources', 'wiring', 'cli']),
-  ...layer('src/target/**/*.ts', ['queue', 'reconcile', 'http', 'sources', 'wiring', 'cli']),
+  ...layer('src/store/**/*.ts', ['queue', 'reconcile', 'platform', 'http', 'sources', 'wiring', 'cli']),
+  ...layer('src/platform/**/*.ts', ['queue', 'reconcile', 'http', 'sources', 'wiring', 'cli']),
   ...layer('src/reconcile/**/*.ts', ['queue', 'http', 'sources', 'wiring', 'cli']),
   ...layer('src/queue/**/*.ts', ['http', 'wiring', 'cli']),
-  ...layer('src/sources/**/*.ts', ['reconcile', 'target', 'wiring', 'cli']),
+  ...layer('src/sources/**/*.ts', ['reconcile', 'platform', 'wiring', 'cli']),
   ...layer('src/reference-target/**/*.ts', [
     'store',
     'queue',
     'reconcile',
-    'target',
+    'platform',
     'sources',
     'wiring',
     'cli',

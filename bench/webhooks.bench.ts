@@ -10,8 +10,8 @@ import { silentLogger } from '../src/ops/logger.js';
 import { createMetrics } from '../src/ops/metrics.js';
 import { OktaEventProducer } from '../src/queue/okta-events.producer.js';
 import { startOktaEventWorker } from '../src/queue/okta-events.worker.js';
-import { startReferenceTarget, type ReferenceTarget } from '../src/reference-target/reference-target.js';
-import { signatureHeader } from '../src/sources/webhooks/signature.js';
+import { startReferenceTarget, type ReferenceTarget } from '../reference-target/src/reference-target.js';
+import { signatureHeader } from '../src/sources/webhooks/events/signature.js';
 import { webhookRoutes } from '../src/sources/webhooks/webhook-routes.js';
 import { table } from './support.js';
 

@@ -12,7 +12,7 @@ import { listen, type HttpServer } from './http/server.js';
 import { createLogger, SecretRegistry, type Logger } from './ops/logger.js';
 import { createMetrics, type Metrics } from './ops/metrics.js';
 import { exitOnSignals } from './ops/shutdown.js';
-import { adminRoutes } from './wiring/admin-routes.js';
+import { adminRoutes } from './admin/admin-routes.js';
 import { liveSecrets, secretFilesFrom, type LiveSecrets, type SecretFiles } from './wiring/live-secrets.js';
 import { metricsRefresher } from './wiring/metrics-refresh.js';
 import { createStoreSide, type StoreSide } from './wiring/store-side.js';

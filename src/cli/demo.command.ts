@@ -1,11 +1,11 @@
 import { randomBytes } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import { loadConfig } from '../config/load-config.js';
-import { syncView } from '../http/admin-sync.router.js';
+import { syncView } from '../admin/sync.router.js';
 import { startBridge } from '../main.js';
 import { startEmbeddedRedis, type EmbeddedRedis } from '../ops/embedded-redis.js';
 import { exitOnSignals } from '../ops/shutdown.js';
-import { startReferenceTarget, type ReferenceTarget } from '../reference-target/reference-target.js';
+import { startReferenceTarget, type ReferenceTarget } from '../../reference-target/src/reference-target.js';
 import { formatSyncResult, watchSync, type SyncView } from './sync-report.js';
 
 const DEMO_DIRECTORY = fileURLToPath(new URL('../../config/demo-directory.json', import.meta.url));

@@ -1,4 +1,4 @@
-import { startReferenceTarget } from '../reference-target/reference-target.js';
+import { startReferenceTarget } from '../../reference-target/src/reference-target.js';
 import { exitOnSignals } from '../ops/shutdown.js';
 import { createLogger } from '../ops/logger.js';
 

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { secretLines } from '../config/secret-lines.js';
-import { MAX_EVENTS_PER_BATCH } from '../sources/webhooks/generic-event.schema.js';
-import { SIGNATURE_HEADER, signatureHeader } from '../sources/webhooks/signature.js';
+import { MAX_EVENTS_PER_BATCH } from '../sources/webhooks/events/generic-event.schema.js';
+import { SIGNATURE_HEADER, signatureHeader } from '../sources/webhooks/events/signature.js';
 
 /**
  * `scim-bridge send-event FILE`: signs generic events the way a sender must (SPEC §5.2) and posts

@@ -11,7 +11,7 @@ import type { RedisClock } from '../store/redis-clock.js';
 import type { RedisClient } from '../store/redis-connection.js';
 import { isRedisUnavailable } from '../store/redis-errors.js';
 import type { HistoryEntry, StoredError } from '../store/reconcile-state.store.js';
-import { newTrace } from '../target/scim-http.js';
+import { newTrace } from '../platform/scim-http.js';
 import { backoffDelay } from './backoff.js';
 import { QUEUES } from './queue-names.js';
 import type { ReconcileJobData } from './reconcile-job.js';

@@ -3,7 +3,7 @@ import type { IdentityKind } from '../domain/identity.js';
 import type { ObservedGroup } from '../domain/group-diff.js';
 import type { ObservedUser } from '../domain/user-diff.js';
 import type { IdentityState } from '../store/reconcile-state.store.js';
-import { replaceableBody } from '../target/target-resources.js';
+import { replaceableBody } from '../platform/platform-resources.js';
 import { decision, type ReconcileDeps, type ReconcileRun } from './reconcile-context.js';
 
 export interface Lookup {

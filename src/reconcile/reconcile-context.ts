@@ -4,13 +4,13 @@ import type { ObservedGroup } from '../domain/group-diff.js';
 import type { ObservedUser } from '../domain/user-diff.js';
 import type { Logger } from '../ops/logger.js';
 import type { HistoryEntry, ReconcileStateStore, SeenMarks } from '../store/reconcile-state.store.js';
-import type { RequestTrace } from '../target/scim-http.js';
-import type { ScimTargetClient } from '../target/scim-target.client.js';
+import type { RequestTrace } from '../platform/scim-http.js';
+import type { PlatformClient } from '../platform/platform.client.js';
 
 /** What a reconcile run needs from the rest of the bridge. */
 export interface ReconcileDeps {
   state: ReconcileStateStore;
-  target: ScimTargetClient;
+  target: PlatformClient;
   deprovision: 'deactivate' | 'delete';
   /** Enqueues reconcile jobs for other identities (members to provision, groups to update). */
   enqueue: (keys: readonly IdentityKey[]) => Promise<void>;

@@ -1,4 +1,4 @@
-import type { QueueDepth, QueueDepths } from '../http/admin-status.router.js';
+import type { QueueDepth, QueueDepths } from '../admin/status.router.js';
 import type { StoreSide } from './store-side.js';
 
 /** The job states reported for every queue, by /admin/status and scim_bridge_queue_jobs. */

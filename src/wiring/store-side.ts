@@ -2,7 +2,7 @@ import type { Config } from '../config/schema.js';
 import type { Logger } from '../ops/logger.js';
 import { OktaEventProducer } from '../queue/okta-events.producer.js';
 import { ReconcileProducer } from '../queue/reconcile.producer.js';
-import { SyncService } from '../queue/sync.service.js';
+import { SyncService } from '../sync/sync.service.js';
 import { DesiredStateApi } from '../sources/desired-state.api.js';
 import { DesiredStateStore } from '../store/desired-state.store.js';
 import { createKeys, type Keys } from '../store/keys.js';
@@ -15,7 +15,7 @@ import {
   type RedisRole,
 } from '../store/redis-connection.js';
 import { ReconcileStateStore } from '../store/reconcile-state.store.js';
-import { SyncRecordStore } from '../store/sync-record.store.js';
+import { SyncRecordStore } from '../sync/sync-record.store.js';
 import { TargetHealthStore } from '../store/target-health.store.js';
 
 /** The desired state and its queue as one side of the bridge sees them, on one Redis connection. */

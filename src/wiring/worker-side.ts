@@ -6,18 +6,18 @@ import type { Metrics } from '../ops/metrics.js';
 import { startDirtyFeeder } from '../queue/dirty-feeder.js';
 import { startOktaEventWorker } from '../queue/okta-events.worker.js';
 import { startReconcileWorker } from '../queue/reconcile.worker.js';
-import { startSyncWorker } from '../queue/sync.worker.js';
+import { startSyncWorker } from '../sync/sync.worker.js';
 import type { ReconcileJobData } from '../queue/reconcile-job.js';
 import { TargetHealth } from '../reconcile/target-health.js';
-import { redisRequestGate } from '../target/request-gate.js';
-import { ScimHttp } from '../target/scim-http.js';
+import { redisRequestGate } from '../platform/request-gate.js';
+import { ScimHttp } from '../platform/scim-http.js';
 import { oktaDirectoryFromConfig } from '../sources/webhooks/webhook-routes.js';
-import { ScimTargetClient } from '../target/scim-target.client.js';
+import { PlatformClient } from '../platform/platform.client.js';
 import { createStoreSide, type StoreSide } from './store-side.js';
 
 export interface WorkerSide {
   store: StoreSide;
-  target: ScimTargetClient;
+  target: PlatformClient;
   reconcileWorker: Worker<ReconcileJobData>;
   syncWorker: Worker;
   close(): Promise<void>;
@@ -29,7 +29,7 @@ export function createTargetClient(
   metrics: Metrics,
   logger: Logger,
   token: () => string = () => config.target.token,
-): ScimTargetClient {
+): PlatformClient {
   const http = new ScimHttp({
     baseUrl: config.target.url,
     token,
@@ -39,7 +39,7 @@ export function createTargetClient(
     metrics,
     logger,
   });
-  return new ScimTargetClient(http);
+  return new PlatformClient(http);
 }
 
 /** The reconcile workers, the full-sync worker and scheduler, and the dirty sweep, on worker connections. */

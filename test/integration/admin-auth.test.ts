@@ -1,6 +1,6 @@
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ADMIN_OPENAPI } from '../../src/http/admin-openapi.js';
+import { ADMIN_OPENAPI } from '../../src/admin/openapi.js';
 import { startEngine, startTarget } from '../support/engine.js';
 import {
   ADMIN_TOKEN,

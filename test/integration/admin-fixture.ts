@@ -1,7 +1,7 @@
 import request from 'supertest';
-import type { ReferenceTarget } from '../../src/reference-target/reference-target.js';
+import type { ReferenceTarget } from '../../reference-target/src/reference-target.js';
 import type { DesiredUser } from '../../src/domain/identity.js';
-import { adminRouters } from '../../src/wiring/admin-routes.js';
+import { adminRouters } from '../../src/admin/admin-routes.js';
 import { startEngine, startTarget, type EngineFixture } from '../support/engine.js';
 
 /**

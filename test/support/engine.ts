@@ -5,7 +5,7 @@ import {
   startReferenceTarget,
   type ReferenceTarget,
   type ReferenceTargetOptions,
-} from '../../src/reference-target/reference-target.js';
+} from '../../reference-target/src/reference-target.js';
 import { testConfig } from './config.js';
 import { deleteKeys } from './redis.js';
 

@@ -1,0 +1,34 @@
+import { Router } from 'express';
+import { z } from 'zod';
+import { BridgeError } from '../domain/errors.js';
+import type { IdentityKind } from '../domain/identity.js';
+import type { IdentityTraceQueries } from '../store/identity-trace.queries.js';
+import { parseInput } from './admin-input.js';
+import { identityView } from './views.js';
+
+export interface AdminIdentitiesDeps {
+  traces: IdentityTraceQueries;
+}
+
+const params = z.object({
+  kind: z.enum(['users', 'groups'], { error: 'not users or groups' }),
+  key: z.string().min(1, 'empty').max(1024, 'longer than 1024 characters'),
+});
+
+const KIND: Record<'users' | 'groups', IdentityKind> = { users: 'user', groups: 'group' };
+
+/**
+ * GET /admin/identities/{users|groups}/{key}: one identity's trace — desired state, target id,
+ * managed or not, last applied, last error with the target's SCIM detail, and its history. The key
+ * is the source id, or the userName (users) / displayName (groups), case-insensitively.
+ */
+export function adminIdentitiesRouter(deps: AdminIdentitiesDeps): Router {
+  const router = Router();
+  router.get('/identities/:kind/:key', async (req, res) => {
+    const { kind, key } = parseInput(params, req.params, 'path');
+    const trace = await deps.traces.trace(KIND[kind], key);
+    if (!trace) throw new BridgeError('not_found', `No ${KIND[kind]} with id or name ${JSON.stringify(key)}`);
+    res.json(identityView(trace));
+  });
+  return router;
+}

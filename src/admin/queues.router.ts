@@ -1,0 +1,116 @@
+import { createHmac } from 'node:crypto';
+import { createBullBoard } from '@bull-board/api';
+import { BullMQAdapter } from '@bull-board/api/bullMQAdapter';
+import { ExpressAdapter } from '@bull-board/express';
+import type { Queue } from 'bullmq';
+import { Router, type RequestHandler } from 'express';
+import { BridgeError } from '../domain/errors.js';
+import { bearerAuth, bearerToken, secretsEqual } from '../http/auth.js';
+
+/**
+ * bull-board at /admin/queues, read-only, behind the admin token. A browser cannot send a bearer
+ * header when it opens a page, so the dashboard first calls POST /admin/queues/session with the
+ * token, which sets an HttpOnly, SameSite=Strict cookie scoped to this path alone. The cookie holds
+ * an HMAC of the token, not the token: a new ADMIN_TOKEN invalidates it, and the admin API itself
+ * never accepts cookies (so it needs no CSRF defence). Bearer requests work too (scripts).
+ */
+
+export interface AdminQueuesDeps {
+  token: () => string;
+  queues: readonly Queue[];
+  /** Where the router is mounted, for the board's links and assets. */
+  basePath: string;
+}
+
+const COOKIE = 'scim-bridge-queues';
+const MAX_AGE_SECONDS = 8 * 3600;
+
+/** bull-board's page styles itself inline; everything else comes from this origin. */
+const CSP = [
+  "default-src 'none'",
+  "script-src 'self'",
+  "style-src 'self' 'unsafe-inline'",
+  "img-src 'self' data:",
+  "font-src 'self'",
+  "connect-src 'self'",
+  "frame-ancestors 'none'",
+  "base-uri 'self'",
+  "form-action 'none'",
+].join('; ');
+
+export function adminQueuesRouter(deps: AdminQueuesDeps): Router {
+  const board = new ExpressAdapter();
+  board.setBasePath(deps.basePath);
+  createBullBoard({
+    queues: deps.queues.map((queue) => new BullMQAdapter(queue, { readOnlyMode: true })),
+    serverAdapter: board,
+    options: { uiConfig: { boardTitle: 'scim-bridge queues' } },
+  });
+  const router = Router();
+  router.use((_req, _res, next) => {
+    if (deps.token() === '')
+      return next(new BridgeError('not_enabled', 'The admin API is not enabled: set ADMIN_TOKEN'));
+    next();
+  });
+  const cookiePath = deps.basePath.replace(/\/+$/, '') || '/';
+  router.post('/session', bearerAuth({ token: deps.token, realm: 'scim-bridge admin' }), (req, res) => {
+    res.cookie(COOKIE, sessionValue(deps.token()), {
+      httpOnly: true,
+      sameSite: 'strict',
+      secure: req.secure,
+      path: cookiePath,
+      maxAge: MAX_AGE_SECONDS * 1000,
+    });
+    res.status(204).end();
+  });
+  router.delete('/session', (_req, res) => {
+    res.clearCookie(COOKIE, { httpOnly: true, sameSite: 'strict', path: cookiePath });
+    res.status(204).end();
+  });
+  router.use(cookieOrBearer(deps.token));
+  router.use((_req, res, next) => {
+    res.set({ 'Content-Security-Policy': CSP, 'X-Frame-Options': 'DENY', 'Referrer-Policy': 'no-referrer' });
+    next();
+  });
+  router.use(withoutExternalFonts);
+  router.use(board.getRouter() as Router);
+  return router;
+}
+
+/**
+ * bull-board's page links web fonts on a CDN; nothing outside the machine is asked for (the CSP
+ * would block it anyway), so the link is taken out of the page and the system fonts apply.
+ */
+const withoutExternalFonts: RequestHandler = (_req, res, next) => {
+  const send = res.send.bind(res);
+  res.send = (body?: unknown) =>
+    send(
+      typeof body === 'string'
+        ? body.replace(/<link[^>]*\/\/fonts\.(googleapis|gstatic)\.com[^>]*>/g, '')
+        : body,
+    );
+  next();
+};
+
+function sessionValue(token: string): string {
+  return createHmac('sha256', token).update('scim-bridge queue board session').digest('base64url');
+}
+
+function cookieOrBearer(token: () => string): RequestHandler {
+  const bearer = bearerAuth({ token, realm: 'scim-bridge admin' });
+  return (req, res, next) => {
+    const cookie = readCookie(req.headers.cookie, COOKIE);
+    if (cookie !== undefined && bearerToken(req.headers.authorization) === undefined) {
+      if (secretsEqual(cookie, sessionValue(token()))) return next();
+    }
+    bearer(req, res, next);
+  };
+}
+
+function readCookie(header: string | undefined, name: string): string | undefined {
+  for (const part of (header ?? '').split(';')) {
+    const [key, ...value] = part.trim().split('=');
+    if (key === name) return value.join('=');
+  }
+  return undefined;
+}

@@ -1,0 +1,76 @@
+import { Router } from 'express';
+import type { SyncService } from '../sync/sync.service.js';
+import type { StatusQueries } from '../store/status.queries.js';
+import type { LastFullSync } from '../store/sync-history.queries.js';
+import type { SyncRecord } from '../sync/sync-record.store.js';
+import type { TargetHealthRecord } from '../store/target-health.store.js';
+import { syncView } from './sync.router.js';
+import { redact } from './views.js';
+
+export interface QueueDepth {
+  /** Jobs by state: waiting, active, delayed, prioritized, waiting-children, completed, failed. */
+  counts: Record<string, number>;
+  /** Set while processing is paused for the target (rate limit, outage, refused token): ms left. */
+  pausedForMs?: number;
+}
+
+export type QueueDepths = Record<string, QueueDepth>;
+
+export interface AdminStatusDeps {
+  queueDepths: () => Promise<QueueDepths>;
+  counts: StatusQueries;
+  /** The target's health as the workers last recorded it (shared through Redis). */
+  health: () => Promise<TargetHealthRecord>;
+  syncs: SyncService;
+  lastFullSync: () => Promise<LastFullSync | undefined>;
+}
+
+/** GET /admin/status: is it healthy, what is queued, what did the last sync do (SPEC §4). */
+export function adminStatusRouter(deps: AdminStatusDeps): Router {
+  const router = Router();
+  router.get('/status', async (_req, res) => {
+    const [queues, counts, health, recent, last] = await Promise.all([
+      deps.queueDepths(),
+      deps.counts.counts(),
+      deps.health(),
+      deps.syncs.list(1),
+      deps.lastFullSync(),
+    ]);
+    const active = await activeSync(deps.syncs);
+    const lastFull = last ? await deps.syncs.get(last.jobId) : undefined;
+    const pausedForMs = queues.reconcile?.pausedForMs;
+    res.json({
+      status: health.state === 'reachable' ? 'ok' : 'degraded',
+      target: targetView(health, pausedForMs),
+      queues: Object.fromEntries(Object.entries(queues).map(([name, depth]) => [name, depth.counts])),
+      identities: { users: counts.users, groups: counts.groups },
+      failures: counts.failures,
+      pending: counts.pending,
+      activeSync: viewOrNull(active),
+      lastSync: viewOrNull(recent[0]),
+      lastFullSync: viewOrNull(lastFull),
+    });
+  });
+  return router;
+}
+
+async function activeSync(syncs: SyncService): Promise<SyncRecord | undefined> {
+  const id = await syncs.records.activeSyncId();
+  return id ? syncs.get(id) : undefined;
+}
+
+function viewOrNull(record: SyncRecord | undefined) {
+  return record ? syncView(record) : null;
+}
+
+/** The health record says since the epoch when nothing was ever recorded: shown as null. */
+function targetView(health: TargetHealthRecord, pausedForMs: number | undefined) {
+  const since = Date.parse(health.since);
+  return {
+    state: health.state,
+    since: Number.isFinite(since) && since > 0 ? health.since : null,
+    detail: health.detail ? (redact(health.detail) as string) : null,
+    /** Processing is paused (probe back-off, Retry-After) for this long still. */
+    pausedForMs: pausedForMs ?? 0,
+  };
+}

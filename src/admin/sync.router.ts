@@ -1,0 +1,70 @@
+import { Router } from 'express';
+import { z } from 'zod';
+import { BridgeError } from '../domain/errors.js';
+import type { Snapshot } from '../domain/identity.js';
+import type { SyncService } from '../sync/sync.service.js';
+import type { SyncRecord } from '../sync/sync-record.store.js';
+import { jsonBody } from '../http/body.js';
+
+export interface AdminSyncDeps {
+  syncs: SyncService;
+  /** Validates a pushed snapshot (SPEC §5.4); throws invalid_input listing the problems. */
+  validateSnapshot: (input: unknown) => Snapshot;
+  snapshotLimitBytes: number;
+}
+
+const startBody = z.strictObject({ dryRun: z.boolean().optional(), snapshot: z.unknown().optional() });
+
+/** The public view of a sync (SPEC §6). */
+export function syncView(record: SyncRecord) {
+  return {
+    jobId: record.jobId,
+    state: record.state,
+    dryRun: record.dryRun,
+    trigger: record.trigger,
+    createdAt: record.createdAt,
+    ...(record.startedAt ? { startedAt: record.startedAt } : {}),
+    ...(record.finishedAt ? { finishedAt: record.finishedAt } : {}),
+    progress: record.progress,
+    ...(record.plan ? { plan: record.plan } : {}),
+    ...(record.summary ? { summary: record.summary } : {}),
+    ...(record.error ? { error: record.error } : {}),
+    ...(record.cancelRequested && record.state === 'running' ? { cancelRequested: true } : {}),
+  };
+}
+
+/** POST/GET /admin/sync, GET /admin/sync/{jobId}, approve and cancel (SPEC §4, §6). */
+export function adminSyncRouter(deps: AdminSyncDeps): Router {
+  const router = Router();
+  router.post('/sync', ...jsonBody(deps.snapshotLimitBytes), async (req, res) => {
+    const parsed = startBody.safeParse(req.body ?? {});
+    if (!parsed.success) {
+      const problems = parsed.error.issues.map((i) => `${i.path.join('.') || 'body'}: ${i.message}`);
+      throw new BridgeError('invalid_input', 'The request body is invalid', { problems });
+    }
+    const snapshot =
+      parsed.data.snapshot === undefined ? undefined : deps.validateSnapshot(parsed.data.snapshot);
+    const result = await deps.syncs.start({
+      dryRun: parsed.data.dryRun ?? false,
+      snapshot,
+      trigger: 'admin',
+    });
+    res.status(202).json({ jobId: result.jobId, started: result.started });
+  });
+  router.get('/sync', async (req, res) => {
+    const limit = Math.min(Math.max(Number(req.query.limit ?? 20) || 20, 1), 100);
+    res.json({ syncs: (await deps.syncs.list(limit)).map(syncView) });
+  });
+  router.get('/sync/:jobId', async (req, res) => {
+    const record = await deps.syncs.get(req.params.jobId);
+    if (!record) throw new BridgeError('not_found', `No sync ${req.params.jobId}`);
+    res.json(syncView(record));
+  });
+  router.post('/sync/:jobId/approve', async (req, res) => {
+    res.status(202).json(syncView(await deps.syncs.approve(req.params.jobId)));
+  });
+  router.post('/sync/:jobId/cancel', async (req, res) => {
+    res.status(202).json(syncView(await deps.syncs.cancel(req.params.jobId)));
+  });
+  return router;
+}

@@ -1,0 +1,242 @@
+import type { IdentityKey } from '../domain/identity.js';
+import { formatKey } from '../domain/identity.js';
+import type { Keys } from '../store/keys.js';
+import { LuaScript } from '../store/lua-script.js';
+import type { RedisClock } from '../store/redis-clock.js';
+import type { RedisClient } from '../store/redis-connection.js';
+import { storeCall } from '../store/redis-errors.js';
+
+export type SyncState = 'queued' | 'running' | 'awaiting-approval' | 'completed' | 'failed';
+export type SyncPhase =
+  | 'queued'
+  | 'reading-source'
+  | 'listing-target'
+  | 'planning'
+  | 'applying'
+  | 'awaiting-approval'
+  | 'deprovisioning'
+  | 'done';
+
+export interface SyncProgress {
+  phase: SyncPhase;
+  done: number;
+  total: number;
+}
+
+/** A full reconciliation as GET /admin/sync/{jobId} shows it (SPEC §6). */
+export interface SyncRecord {
+  jobId: string;
+  state: SyncState;
+  dryRun: boolean;
+  trigger: string;
+  createdAt: string;
+  startedAt?: string;
+  finishedAt?: string;
+  progress: SyncProgress;
+  plan?: Record<string, unknown>;
+  summary?: Record<string, unknown>;
+  error?: { code: string; message: string };
+  /** Outcomes of the reconcile runs the sync waited on: "user:created" → n. */
+  outcomes: Record<string, number>;
+  /** Requests those runs sent, by method. */
+  requests: Record<string, number>;
+  cancelRequested: boolean;
+}
+
+/**
+ * Claims the single active-sync slot and creates the record, or reports the sync holding it.
+ * ARGV[2] sync id, [3] now, [4] dryRun, [5] trigger, [6] snapshot payload or ''.
+ */
+const START = `
+local P, id, now = ARGV[1], ARGV[2], ARGV[3]
+local active = redis.call('GET', P .. ':sync:active')
+if active then return {'busy', active} end
+redis.call('SET', P .. ':sync:active', id)
+local key = P .. ':sync:' .. id
+redis.call('HSET', key, 'state', 'queued', 'dryRun', ARGV[4], 'trigger', ARGV[5], 'createdAt', now,
+  'progress', '{"phase":"queued","done":0,"total":0}')
+redis.call('ZADD', P .. ':sync:runs', now, id)
+if ARGV[6] ~= '' then redis.call('SET', key .. ':snapshot', ARGV[6], 'EX', 86400) end
+return {'started', id}
+`;
+
+/**
+ * Ends a sync: final state and fields, and frees the active slot if this sync holds it. ARGV[3]
+ * lists the states (comma-separated) it may end from; '' for any. Returns 0 when it is in another.
+ */
+const FINISH = `
+local P, id, expected = ARGV[1], ARGV[2], ARGV[3]
+local key = P .. ':sync:' .. id
+if expected ~= '' then
+  local state = redis.call('HGET', key, 'state')
+  if not state or not string.find(',' .. expected .. ',', ',' .. state .. ',', 1, true) then return 0 end
+end
+for i = 4, #ARGV, 2 do redis.call('HSET', key, ARGV[i], ARGV[i + 1]) end
+if redis.call('GET', P .. ':sync:active') == id then redis.call('DEL', P .. ':sync:active') end
+redis.call('DEL', key .. ':pending', key .. ':held', key .. ':snapshot')
+return 1
+`;
+
+const scripts = { start: new LuaScript(START), finish: new LuaScript(FINISH) };
+const RETAINED_RUNS = 100;
+
+/** Full reconciliations in Redis: their records, the active slot, pending and held identities. */
+export class SyncRecordStore {
+  constructor(
+    private readonly redis: RedisClient,
+    private readonly keys: Keys,
+    readonly clock: RedisClock,
+  ) {}
+
+  /** Returns the new sync's id, or the id of the one already running or held. */
+  async start(
+    syncId: string,
+    options: { dryRun: boolean; trigger: string; snapshot?: string },
+  ): Promise<{ started: boolean; syncId: string }> {
+    const args = [
+      syncId,
+      this.clock.now(),
+      options.dryRun ? '1' : '0',
+      options.trigger,
+      options.snapshot ?? '',
+    ];
+    const [status, id] = (await storeCall(() => scripts.start.run(this.redis, this.keys.prefix, args))) as [
+      string,
+      string,
+    ];
+    if (status === 'started') await this.trimHistory();
+    return { started: status === 'started', syncId: id };
+  }
+
+  async activeSyncId(): Promise<string | undefined> {
+    return (await storeCall(() => this.redis.get(this.keys.syncActive()))) ?? undefined;
+  }
+
+  async get(syncId: string): Promise<SyncRecord | undefined> {
+    const hash = await storeCall(() => this.redis.hgetall(this.keys.sync(syncId)));
+    return hash.state ? toRecord(syncId, hash) : undefined;
+  }
+
+  async list(limit: number): Promise<SyncRecord[]> {
+    const ids = await storeCall(() => this.redis.zrevrange(this.keys.syncRuns(), 0, limit - 1));
+    const records = await Promise.all(ids.map((id) => this.get(id)));
+    return records.filter((r): r is SyncRecord => r !== undefined);
+  }
+
+  async update(
+    syncId: string,
+    fields: Partial<Record<'state' | 'startedAt' | 'progress' | 'plan', unknown>>,
+  ): Promise<void> {
+    const flat = Object.entries(fields).flatMap(([k, v]) => [
+      k,
+      typeof v === 'string' ? v : JSON.stringify(v),
+    ]);
+    if (flat.length > 0) await storeCall(() => this.redis.hset(this.keys.sync(syncId), ...flat));
+  }
+
+  async finish(
+    syncId: string,
+    state: 'completed' | 'failed',
+    fields: Record<string, unknown>,
+  ): Promise<void> {
+    await this.finishIf(syncId, [], state, fields);
+  }
+
+  /** Ends a sync only if it is still in one of the `expected` states (none listed: any); true when it did. */
+  async finishIf(
+    syncId: string,
+    expected: readonly SyncState[],
+    state: 'completed' | 'failed',
+    fields: Record<string, unknown>,
+  ): Promise<boolean> {
+    const flat = Object.entries({ ...fields, state, finishedAt: this.clock.now() }).flatMap(([k, v]) => [
+      k,
+      typeof v === 'string' || typeof v === 'number' ? String(v) : JSON.stringify(v),
+    ]);
+    const done = await storeCall(() =>
+      scripts.finish.run(this.redis, this.keys.prefix, [syncId, expected.join(','), ...flat]),
+    );
+    return done === 1;
+  }
+
+  /** Marks identities the sync waits on; a reconcile run that starts later clears its mark. */
+  async addPending(syncId: string, keys: readonly IdentityKey[]): Promise<void> {
+    const now = this.clock.now();
+    for (let i = 0; i < keys.length; i += 1000) {
+      const members = keys.slice(i, i + 1000).flatMap((k) => [now, formatKey(k)]);
+      await storeCall(() => this.redis.zadd(this.keys.syncPending(syncId), ...members));
+    }
+  }
+
+  async pendingCount(syncId: string): Promise<number> {
+    return storeCall(() => this.redis.zcard(this.keys.syncPending(syncId)));
+  }
+
+  async pendingKeys(syncId: string, limit: number): Promise<string[]> {
+    return storeCall(() => this.redis.zrange(this.keys.syncPending(syncId), 0, limit - 1));
+  }
+
+  async clearPending(syncId: string): Promise<void> {
+    await storeCall(() => this.redis.del(this.keys.syncPending(syncId)));
+  }
+
+  async saveHeld(syncId: string, held: readonly unknown[]): Promise<void> {
+    const key = this.keys.syncHeld(syncId);
+    await storeCall(() => this.redis.multi().del(key).set(key, JSON.stringify(held)).exec());
+  }
+
+  async held<T>(syncId: string): Promise<T[]> {
+    const raw = await storeCall(() => this.redis.get(this.keys.syncHeld(syncId)));
+    return raw ? (JSON.parse(raw) as T[]) : [];
+  }
+
+  async snapshotPayload(syncId: string): Promise<string | undefined> {
+    return (await storeCall(() => this.redis.get(`${this.keys.sync(syncId)}:snapshot`))) ?? undefined;
+  }
+
+  async cancelRequested(syncId: string): Promise<boolean> {
+    return (await storeCall(() => this.redis.hget(this.keys.sync(syncId), 'cancel'))) === '1';
+  }
+
+  async requestCancel(syncId: string): Promise<void> {
+    await storeCall(() => this.redis.hset(this.keys.sync(syncId), 'cancel', '1'));
+  }
+
+  private async trimHistory(): Promise<void> {
+    const old = await this.redis.zrange(this.keys.syncRuns(), 0, -RETAINED_RUNS - 1);
+    if (old.length === 0) return;
+    await this.redis.del(...old.map((id) => this.keys.sync(id)));
+    await this.redis.zrem(this.keys.syncRuns(), ...old);
+  }
+}
+
+function toRecord(jobId: string, hash: Record<string, string>): SyncRecord {
+  const json = <T>(field: string): T | undefined =>
+    hash[field] ? (JSON.parse(hash[field]) as T) : undefined;
+  const iso = (field: string) => (hash[field] ? new Date(Number(hash[field])).toISOString() : undefined);
+  const counters = (prefix: string) =>
+    Object.fromEntries(
+      Object.entries(hash)
+        .filter(([k]) => k.startsWith(prefix))
+        .map(([k, v]) => [
+          k.slice(prefix.length).replace(/^u:/, 'user:').replace(/^g:/, 'group:'),
+          Number(v),
+        ]),
+    );
+  return {
+    jobId,
+    state: hash.state as SyncState,
+    dryRun: hash.dryRun === '1',
+    trigger: hash.trigger ?? 'admin',
+    createdAt: iso('createdAt') ?? new Date(0).toISOString(),
+    ...(iso('startedAt') ? { startedAt: iso('startedAt') } : {}),
+    ...(iso('finishedAt') ? { finishedAt: iso('finishedAt') } : {}),
+    progress: json<SyncProgress>('progress') ?? { phase: 'queued', done: 0, total: 0 },
+    ...(hash.plan ? { plan: json('plan') } : {}),
+    ...(hash.summary ? { summary: json('summary') } : {}),
+    ...(hash.error ? { error: json('error') } : {}),
+    outcomes: counters('c:'),
+    requests: counters('r:'),
+    cancelRequested: hash.cancel === '1',
+  };
+}

@@ -1,0 +1,158 @@
+import { randomBytes } from 'node:crypto';
+import { Queue } from 'bullmq';
+import { BridgeError } from '../domain/errors.js';
+import type { Snapshot } from '../domain/identity.js';
+import type { RedisClient } from '../store/redis-connection.js';
+import type { SyncRecord, SyncRecordStore } from './sync-record.store.js';
+import { approveJobId, newSyncId } from '../queue/job-ids.js';
+import { QUEUES } from '../queue/queue-names.js';
+import { ResilientQueue } from '../queue/resilient-queue.js';
+import type { SyncJobData, SyncJobName } from './sync-job.js';
+
+export interface StartRequest {
+  dryRun: boolean;
+  /** A validated snapshot pushed with the request (replaces the desired state). */
+  snapshot?: Snapshot;
+  trigger: 'admin' | 'cli' | 'demo' | 'schedule';
+}
+
+/**
+ * Starts, approves and cancels full reconciliations (SPEC §4, §6). Only one runs or waits for
+ * approval at a time: a second request without a snapshot gets the running one's id; one with a
+ * snapshot gets 409 naming it.
+ */
+export class SyncService {
+  private readonly holder: ResilientQueue<Queue<SyncJobData, unknown, SyncJobName>>;
+
+  constructor(
+    connection: RedisClient,
+    queuePrefix: string,
+    readonly records: SyncRecordStore,
+  ) {
+    this.holder = new ResilientQueue(connection, () => {
+      const queue = new Queue<SyncJobData, unknown, SyncJobName>(QUEUES.sync, {
+        connection,
+        prefix: queuePrefix,
+        streams: { events: { maxLen: 100 } },
+      });
+      queue.on('error', () => undefined);
+      return queue;
+    });
+  }
+
+  get queue(): Queue<SyncJobData, unknown, SyncJobName> {
+    return this.holder.current;
+  }
+
+  async start(request: StartRequest): Promise<{ jobId: string; started: boolean }> {
+    const syncId = newSyncId(this.records.clock.now(), randomBytes(4).toString('hex'));
+    const snapshot = request.snapshot ? JSON.stringify(request.snapshot) : undefined;
+    const claim = await this.records.start(syncId, {
+      dryRun: request.dryRun,
+      trigger: request.trigger,
+      snapshot,
+    });
+    if (!claim.started) {
+      if (request.snapshot) {
+        throw new BridgeError(
+          'conflict',
+          `Full reconciliation ${claim.syncId} is already running or held; try again when it ends`,
+        );
+      }
+      return { jobId: claim.syncId, started: false };
+    }
+    await this.enqueueRun(syncId);
+    return { jobId: syncId, started: true };
+  }
+
+  /** Queues the run of a sync whose record exists (created here or by a scheduled job). */
+  async enqueueRun(syncId: string): Promise<void> {
+    try {
+      const options = { jobId: syncId, attempts: 1, removeOnComplete: 100, removeOnFail: 100 };
+      await this.holder.run((queue) => queue.add('run', { syncId }, options));
+    } catch (error) {
+      await this.records.finish(syncId, 'failed', {
+        error: { code: 'store_unavailable', message: 'could not queue the sync' },
+      });
+      throw error;
+    }
+  }
+
+  async approve(syncId: string): Promise<SyncRecord> {
+    const record = await this.require(syncId);
+    if (record.state !== 'awaiting-approval') {
+      throw new BridgeError('conflict', `Sync ${syncId} is ${record.state}, not awaiting approval`);
+    }
+    await this.records.update(syncId, { state: 'running' });
+    const options = { jobId: approveJobId(syncId), attempts: 1, removeOnComplete: 100, removeOnFail: 100 };
+    try {
+      await this.holder.run((queue) => queue.add('approve', { syncId }, options));
+    } catch (error) {
+      // Not queued: the sync still awaits approval (nothing would ever run it as "running").
+      await this.records.update(syncId, { state: 'awaiting-approval' }).catch(() => undefined);
+      throw error;
+    }
+    return { ...record, state: 'running' };
+  }
+
+  /** Cancels a queued, running or held sync. Writes already sent stay. */
+  async cancel(syncId: string): Promise<SyncRecord> {
+    const record = await this.require(syncId);
+    if (record.state === 'completed' || record.state === 'failed') {
+      throw new BridgeError('conflict', `Sync ${syncId} has already ended (${record.state})`);
+    }
+    const job = await this.holder.run(
+      async (queue) => (await queue.getJob(syncId)) ?? (await queue.getJob(approveJobId(syncId))),
+    );
+    const jobState = job ? await job.getState() : 'unknown';
+    if (jobState === 'active' || (record.state === 'running' && jobState === 'waiting')) {
+      await this.records.requestCancel(syncId);
+      return { ...record, cancelRequested: true };
+    }
+    if (job) await job.remove().catch(() => undefined);
+    const error = { code: 'cancelled', message: 'Cancelled by an operator; writes already sent stay' };
+    await this.records.finish(syncId, 'failed', { error });
+    return { ...record, state: 'failed', error };
+  }
+
+  /**
+   * Ends the active sync when its job has failed while its record still says it runs: BullMQ gives
+   * up on a job whose worker was interrupted more than `maxStalledCount` times, and nothing else
+   * would end the record, which would hold the active slot and refuse every later sync.
+   */
+  async releaseAbandoned(): Promise<string | undefined> {
+    const syncId = await this.records.activeSyncId();
+    if (!syncId) return undefined;
+    const record = await this.records.get(syncId);
+    if (!record || (record.state !== 'running' && record.state !== 'queued')) return undefined;
+    const job = await this.holder.run(
+      async (queue) => (await queue.getJob(approveJobId(syncId))) ?? (await queue.getJob(syncId)),
+    );
+    if (!job || (await job.getState()) !== 'failed') return undefined;
+    const error = {
+      code: 'interrupted',
+      message: `The sync stopped without finishing (${job.failedReason || 'its job failed'}); start it again`,
+    };
+    // Only if still running: a run that lost its job but not its process may have ended it since.
+    const ended = await this.records.finishIf(syncId, ['queued', 'running'], 'failed', { error });
+    return ended ? syncId : undefined;
+  }
+
+  async get(syncId: string): Promise<SyncRecord | undefined> {
+    return this.records.get(syncId);
+  }
+
+  list(limit = 20): Promise<SyncRecord[]> {
+    return this.records.list(limit);
+  }
+
+  private async require(syncId: string): Promise<SyncRecord> {
+    const record = await this.records.get(syncId);
+    if (!record) throw new BridgeError('not_found', `No sync ${syncId}`);
+    return record;
+  }
+
+  async close(): Promise<void> {
+    await this.holder.close();
+  }
+}
