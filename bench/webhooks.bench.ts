@@ -10,6 +10,7 @@ import { silentLogger } from '../src/ops/logger.js';
 import { createMetrics } from '../src/ops/metrics.js';
 import { OktaEventProducer } from '../src/queue/okta-events.producer.js';
 import { startOktaEventWorker } from '../src/queue/okta-events.worker.js';
+import { oktaEventProcessor } from '../src/sources/webhooks/okta/okta-event.processor.js';
 import { startReferenceTarget, type ReferenceTarget } from '../reference-target/src/reference-target.js';
 import { signatureHeader } from '../src/sources/webhooks/events/signature.js';
 import { webhookRoutes } from '../src/sources/webhooks/webhook-routes.js';
@@ -89,7 +90,14 @@ async function startSetup(role: Role): Promise<Setup> {
     workers &&
     startOktaEventWorker(
       workers.store.redis,
-      { api: workers.store.api, logger: silentLogger() },
+      {
+        process: oktaEventProcessor({
+          api: workers.store.api,
+          readUser: (id) => workers.store.desired.getUser(id),
+          logger: silentLogger(),
+        }),
+        logger: silentLogger(),
+      },
       { queuePrefix },
     );
   const routes = webhookRoutes({ config, api: store.api, oktaProducer: producer });

@@ -13,6 +13,7 @@ import { createLogger, SecretRegistry, type Logger } from './ops/logger.js';
 import { createMetrics, type Metrics } from './ops/metrics.js';
 import { exitOnSignals } from './ops/shutdown.js';
 import { adminRoutes } from './admin/admin-routes.js';
+import { adminDeps } from './wiring/admin-deps.js';
 import { liveSecrets, secretFilesFrom, type LiveSecrets, type SecretFiles } from './wiring/live-secrets.js';
 import { metricsRefresher } from './wiring/metrics-refresh.js';
 import { createStoreSide, type StoreSide } from './wiring/store-side.js';
@@ -102,11 +103,12 @@ function featureRoutes(config: Config, store: StoreSide, secrets: LiveSecrets) {
           api: store.api,
           redis: store.redis,
           keys: store.keys,
+          now: () => store.clock.now(),
           bodyLimitBytes: config.http.bodyLimitBytes,
         });
   return [
     { path: '/scim/v2', router: scim },
-    ...adminRoutes(config, store, secrets.adminToken),
+    ...adminRoutes(adminDeps(config, store, secrets.adminToken)),
     ...webhookRoutes({ config, api: store.api, oktaProducer: store.oktaEvents, secrets }),
   ];
 }

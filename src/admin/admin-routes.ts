@@ -1,43 +1,68 @@
+import type { Queue } from 'bullmq';
 import type { Router } from 'express';
 import type { Config } from '../config/schema.js';
+import type { IdentityKey } from '../domain/identity.js';
 import { validateSnapshot } from '../domain/snapshot.js';
+import { queueDepthReader } from '../queue/queue-depths.js';
+import { FailureQueries } from '../store/failures.queries.js';
+import { IdentityTraceQueries } from '../store/identity-trace.queries.js';
+import type { Keys } from '../store/keys.js';
+import type { RedisClient } from '../store/redis-connection.js';
+import { StatusQueries } from '../store/status.queries.js';
+import { SyncHistoryQueries } from '../store/sync-history.queries.js';
+import type { TargetHealthRecord } from '../store/target-health.store.js';
+import type { SyncService } from '../sync/sync.service.js';
+import { adminRouter } from './admin.router.js';
 import { adminFailuresRouter } from './failures.router.js';
 import { adminIdentitiesRouter } from './identities.router.js';
 import { adminOpenApiRouter } from './openapi.js';
 import { adminQueuesRouter } from './queues.router.js';
 import { adminStatusRouter } from './status.router.js';
 import { adminSyncRouter } from './sync.router.js';
-import { adminRouter } from './admin.router.js';
 import { adminUiRouter } from './ui/admin-ui.router.js';
-import { FailureQueries } from '../store/failures.queries.js';
-import { IdentityTraceQueries } from '../store/identity-trace.queries.js';
-import { StatusQueries } from '../store/status.queries.js';
-import { SyncHistoryQueries } from '../store/sync-history.queries.js';
-import { queueDepthReader } from '../wiring/queue-depths.js';
-import type { StoreSide } from '../wiring/store-side.js';
+
+/** What the admin feature reads and drives. */
+export interface AdminDeps {
+  config: Config;
+  /** A producer connection: fails fast when Redis is down, so routes answer 503. */
+  redis: RedisClient;
+  keys: Keys;
+  syncs: SyncService;
+  /** The target's health as the workers last recorded it. */
+  health: () => Promise<TargetHealthRecord>;
+  /**
+   * Enqueues reconcile runs now (an operator's retry). The producer itself, not a desired-state
+   * write: a retry that cannot be queued must answer 503, not be dropped (failed identities carry
+   * no dirty mark for the sweep).
+   */
+  enqueue: (keys: readonly IdentityKey[]) => Promise<void>;
+  /** The bridge's queues, read afresh (a producer may replace a queue whose set-up failed). */
+  queues: () => Queue[];
+  /** ADMIN_TOKEN, read per request so a rotated secret applies at once. */
+  token: () => string;
+}
 
 /** The routers mounted under /admin (behind the admin token). */
-export function adminRouters(config: Config, store: StoreSide): Router[] {
-  const history = new SyncHistoryQueries(store.redis, store.keys);
+export function adminRouters(deps: AdminDeps): Router[] {
+  const { config, redis, keys } = deps;
+  const history = new SyncHistoryQueries(redis, keys);
   return [
     adminSyncRouter({
-      syncs: store.syncs,
+      syncs: deps.syncs,
       validateSnapshot,
       snapshotLimitBytes: config.http.snapshotLimitBytes,
     }),
     adminStatusRouter({
-      queueDepths: queueDepthReader(store),
-      counts: new StatusQueries(store.redis, store.keys),
-      health: () => store.health.read(),
-      syncs: store.syncs,
+      queueDepths: queueDepthReader(deps.queues),
+      counts: new StatusQueries(redis, keys),
+      health: deps.health,
+      syncs: deps.syncs,
       lastFullSync: () => history.lastFullSync(),
     }),
-    adminIdentitiesRouter({ traces: new IdentityTraceQueries(store.redis, store.keys) }),
+    adminIdentitiesRouter({ traces: new IdentityTraceQueries(redis, keys) }),
     adminFailuresRouter({
-      failures: new FailureQueries(store.redis, store.keys),
-      // The producer itself, not DesiredStateApi.enqueue: an operator's retry that cannot be queued
-      // must answer 503, not be dropped (failed identities carry no dirty mark for the sweep).
-      enqueue: (keys) => store.producer.enqueue(keys),
+      failures: new FailureQueries(redis, keys),
+      enqueue: deps.enqueue,
       bodyLimitBytes: config.http.bodyLimitBytes,
     }),
     adminOpenApiRouter(),
@@ -49,15 +74,14 @@ export function adminRouters(config: Config, store: StoreSide): Router[] {
  * so no token: it is the sign-in page), bull-board at /admin/queues (read-only; the token or the
  * session cookie the dashboard obtains with it), then the admin API behind the token.
  */
-export function adminRoutes(
-  config: Config,
-  store: StoreSide,
-  token: () => string = () => config.inbound.adminToken,
-): { path: string; router: Router }[] {
-  const queues = [store.producer.queue, store.syncs.queue, store.oktaEvents.queue];
+export function adminRoutes(deps: AdminDeps): { path: string; router: Router }[] {
+  const { token } = deps;
   return [
     { path: '/admin/ui', router: adminUiRouter(token) },
-    { path: '/admin/queues', router: adminQueuesRouter({ token, queues, basePath: '/admin/queues' }) },
-    { path: '/admin', router: adminRouter(token, adminRouters(config, store)) },
+    {
+      path: '/admin/queues',
+      router: adminQueuesRouter({ token, queues: deps.queues(), basePath: '/admin/queues' }),
+    },
+    { path: '/admin', router: adminRouter(token, adminRouters(deps)) },
   ];
 }

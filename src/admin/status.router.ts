@@ -1,4 +1,5 @@
 import { Router } from 'express';
+import type { QueueDepths } from '../queue/queue-depths.js';
 import type { SyncService } from '../sync/sync.service.js';
 import type { StatusQueries } from '../store/status.queries.js';
 import type { LastFullSync } from '../store/sync-history.queries.js';
@@ -6,15 +7,6 @@ import type { SyncRecord } from '../sync/sync-record.store.js';
 import type { TargetHealthRecord } from '../store/target-health.store.js';
 import { syncView } from './sync.router.js';
 import { redact } from './views.js';
-
-export interface QueueDepth {
-  /** Jobs by state: waiting, active, delayed, prioritized, waiting-children, completed, failed. */
-  counts: Record<string, number>;
-  /** Set while processing is paused for the target (rate limit, outage, refused token): ms left. */
-  pausedForMs?: number;
-}
-
-export type QueueDepths = Record<string, QueueDepth>;
 
 export interface AdminStatusDeps {
   queueDepths: () => Promise<QueueDepths>;

@@ -59,3 +59,9 @@ export interface OktaEventJobData {
 export function oktaEventJobId(uuid: string): string {
   return `okta-${createHash('sha256').update(uuid).digest('hex').slice(0, 32)}`;
 }
+
+/** What processing an Okta event did (the job's return value). */
+export interface OktaEventOutcome {
+  result: string;
+  reason?: string;
+}

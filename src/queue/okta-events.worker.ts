@@ -1,21 +1,13 @@
-import { Queue, Worker, type Job } from 'bullmq';
+import { Queue, Worker } from 'bullmq';
 import { isBridgeError } from '../domain/errors.js';
 import type { Logger } from '../ops/logger.js';
-import type { DesiredStateApi } from '../sources/desired-state.api.js';
-import type { OktaDirectory } from '../sources/webhooks/okta/okta-api.client.js';
-import { changesForOktaEvent, type OktaFacts } from '../sources/webhooks/okta/okta-event.changes.js';
 import type { RedisClient } from '../store/redis-connection.js';
 import { backoffDelay } from './backoff.js';
-import { OKTA_EVENTS_QUEUE, type OktaEventJobData } from './okta-events-job.js';
-
-/** Okta event uuids are remembered this long by the store (a redelivery is skipped). */
-export const OKTA_EVENT_TTL_SECONDS = 24 * 3600;
+import { OKTA_EVENTS_QUEUE, type OktaEventJobData, type OktaEventOutcome } from './okta-events-job.js';
 
 export interface OktaEventWorkerDeps {
-  /** The desired-state API on the worker's connection. */
-  api: DesiredStateApi;
-  /** Okta's API when OKTA_ORG_URL and OKTA_API_TOKEN are set; without it, events carry the data. */
-  okta?: OktaDirectory;
+  /** Processes one event (sources/webhooks/okta/okta-event.processor.ts). */
+  process(event: OktaEventJobData): Promise<OktaEventOutcome>;
   logger: Logger;
 }
 
@@ -33,17 +25,10 @@ export interface OktaEventWorker {
   close(): Promise<void>;
 }
 
-export interface OktaEventOutcome {
-  result: string;
-  reason?: string;
-}
-
 /**
- * Runs the okta-events jobs: gathers what the event needs (Okta's current profile with enrichment,
- * else the desired state), applies the change through the DesiredStateApi with the event's `uuid`
- * (so a redelivery changes nothing) and its `published` time (so an older event does not undo a
- * newer one). Okta's 429 pauses the whole queue until `X-Rate-Limit-Reset` without spending an
- * attempt — the limit is Okta's, per org, not per job.
+ * The worker edge of the okta-events queue: runs the processor and translates its outcome for
+ * BullMQ. Okta's 429 (`rate_limited`) pauses the whole queue until `X-Rate-Limit-Reset` without
+ * spending an attempt — the limit is Okta's, per org, not per job; other retryable errors back off.
  */
 export function startOktaEventWorker(
   connection: RedisClient,
@@ -55,7 +40,16 @@ export function startOktaEventWorker(
   queue.on('error', () => undefined);
   const worker = new Worker<OktaEventJobData, OktaEventOutcome>(
     OKTA_EVENTS_QUEUE,
-    (job) => processEvent(deps, queue, job),
+    async (job) => {
+      try {
+        return await deps.process(job.data);
+      } catch (error) {
+        if (!isBridgeError(error, 'rate_limited')) throw error;
+        deps.logger.warn({ waitMs: error.retryAfterMs }, 'Okta API rate limit: okta events paused');
+        await queue.rateLimit(error.retryAfterMs ?? 5000);
+        throw Worker.RateLimitError();
+      }
+    },
     {
       connection,
       prefix: settings.queuePrefix,
@@ -79,80 +73,4 @@ export function startOktaEventWorker(
       await queue.close();
     },
   };
-}
-
-async function processEvent(
-  deps: OktaEventWorkerDeps,
-  queue: Queue<OktaEventJobData>,
-  job: Job<OktaEventJobData>,
-): Promise<OktaEventOutcome> {
-  const event = job.data;
-  const facts = await gatherFacts(deps, event, queue);
-  const plan = changesForOktaEvent(event, facts);
-  const about = { uuid: event.uuid, eventType: event.eventType };
-  if ('skip' in plan) {
-    deps.logger.info({ ...about, reason: plan.skip }, 'okta event skipped');
-    return { result: 'skipped', reason: plan.skip };
-  }
-  const applied = await deps.api.apply(plan.changes, {
-    events: { source: 'okta', ids: [event.uuid], ttlSeconds: OKTA_EVENT_TTL_SECONDS },
-  });
-  const result = applied.duplicates.length > 0 ? 'duplicate' : (applied.results[0] ?? 'unchanged');
-  deps.logger.info({ ...about, result }, `okta ${event.eventType} ${result}`);
-  return { result };
-}
-
-/**
- * Okta's answers when enrichment is configured. A rate limit pauses the queue (no attempt spent);
- * an Okta API that is down fails the attempt (retried with back-off); a refused token or an odd
- * answer is logged and the event's own data is used instead, so events keep flowing.
- */
-async function gatherFacts(
-  deps: OktaEventWorkerDeps,
-  event: OktaEventJobData,
-  queue: Queue<OktaEventJobData>,
-): Promise<OktaFacts> {
-  if (!deps.okta) return localFacts(deps, event);
-  try {
-    return await oktaFacts(deps.okta, event);
-  } catch (error) {
-    if (isBridgeError(error, 'rate_limited')) {
-      deps.logger.warn({ waitMs: error.retryAfterMs }, 'Okta API rate limit: okta events paused');
-      await queue.rateLimit(error.retryAfterMs ?? 5000);
-      throw Worker.RateLimitError();
-    }
-    if (!isBridgeError(error) || error.retryable) throw error;
-    deps.logger.error({ uuid: event.uuid, err: error.message }, 'Okta API refused; using the event data');
-    return localFacts(deps, event);
-  }
-}
-
-async function oktaFacts(okta: OktaDirectory, event: OktaEventJobData): Promise<OktaFacts> {
-  const { user, group } = event;
-  switch (kindOf(event)) {
-    case 'user':
-      return user ? { oktaUser: (await okta.getUser(user.id)) ?? null } : {};
-    case 'group':
-      return group ? { oktaGroup: (await okta.getGroup(group.id)) ?? null } : {};
-    case 'membership': {
-      if (!user || !group) return {};
-      const groups = await okta.listUserGroups(user.id);
-      return { member: (groups ?? []).some((g) => g.id === group.id) };
-    }
-    default:
-      return {};
-  }
-}
-
-async function localFacts(deps: OktaEventWorkerDeps, event: OktaEventJobData): Promise<OktaFacts> {
-  if (kindOf(event) !== 'user' || !event.user) return {};
-  const current = await deps.api.store.getUser(event.user.id);
-  return current ? { current } : {};
-}
-
-function kindOf(event: OktaEventJobData): 'user' | 'group' | 'membership' | 'delete' {
-  if (event.eventType.includes('.delete')) return 'delete';
-  if (event.eventType.startsWith('group.user_membership.')) return 'membership';
-  if (event.eventType.startsWith('group.')) return 'group';
-  return 'user';
 }

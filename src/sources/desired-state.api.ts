@@ -1,35 +1,35 @@
-import type { DesiredUser, IdentityKey } from '../domain/identity.js';
-import type { ReconcileProducer } from '../queue/reconcile.producer.js';
 import type {
   BatchOptions,
   BatchResult,
   ChangeOptions,
   DesiredChange,
-  DesiredStateStore,
   GroupInput,
   WriteStatus,
-} from '../store/desired-state.store.js';
+} from '../domain/desired-change.js';
+import type { DesiredUser, IdentityKey } from '../domain/identity.js';
 
 export interface WriteResult {
   status: WriteStatus;
   touched: IdentityKey[];
 }
 
+/** What the API writes through: the desired-state store's atomic batch. */
+export interface DesiredStateWriter {
+  apply(changes: readonly DesiredChange[], options?: BatchOptions): Promise<BatchResult>;
+}
+
 /**
- * The one API every source uses. Each call stores its changes atomically, and the same script marks
- * every identity it changed dirty: the workers' feeder turns those marks into reconcile jobs within
- * a few tens of milliseconds (queue/dirty-feeder.ts), so an input never waits on the queue and a
- * crash after the write loses nothing.
+ * The one API every source writes through. Each call stores its changes atomically, and the same
+ * script marks every identity it changed dirty: the workers' feeder turns those marks into
+ * reconcile jobs within a few tens of milliseconds (queue/dirty-feeder.ts), so an input never
+ * waits on the queue and a crash after the write loses nothing.
  */
 export class DesiredStateApi {
-  constructor(
-    readonly store: DesiredStateStore,
-    private readonly producer: ReconcileProducer,
-  ) {}
+  constructor(private readonly writer: DesiredStateWriter) {}
 
   /** Applies a batch all or nothing (SPEC §5.2). */
   apply(changes: readonly DesiredChange[], options?: BatchOptions): Promise<BatchResult> {
-    return this.store.apply(changes, options);
+    return this.writer.apply(changes, options);
   }
 
   upsertUser(user: DesiredUser, options: ChangeOptions & { extra?: unknown } = {}): Promise<WriteResult> {
@@ -59,11 +59,6 @@ export class DesiredStateApi {
     options: ChangeOptions = {},
   ): Promise<WriteResult> {
     return this.one({ op: 'removeMembers', groupId, userIds, ...options });
-  }
-
-  /** Enqueues reconcile runs now, whatever the desired state (e.g. a retry asked for by an operator). */
-  async enqueue(keys: readonly IdentityKey[]): Promise<void> {
-    if (keys.length > 0) await this.producer.enqueue(keys);
   }
 
   private async one(change: DesiredChange): Promise<WriteResult> {

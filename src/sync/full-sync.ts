@@ -1,6 +1,6 @@
 import { BridgeError } from '../domain/errors.js';
 import { collectGarbage } from '../ops/memory.js';
-import type { DesiredChange } from '../store/desired-state.store.js';
+import type { DesiredChange } from '../domain/desired-change.js';
 import {
   checkCancel,
   PhaseTimes,

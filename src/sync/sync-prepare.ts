@@ -3,7 +3,7 @@ import { canonicalGroupJson, canonicalUserJson } from '../domain/canonical.js';
 import type { DesiredGroup, DesiredUser, Snapshot } from '../domain/identity.js';
 import { planSync } from '../domain/sync-plan.js';
 import { loadAllIdentities, type StoredIdentity } from '../store/desired-state.bulk.js';
-import type { DesiredChange } from '../store/desired-state.store.js';
+import type { DesiredChange } from '../domain/desired-change.js';
 import { collectGarbage } from '../ops/memory.js';
 import { listAll } from '../platform/list-all.js';
 import { newTrace, type RequestTrace } from '../platform/scim-http.js';

@@ -1,7 +1,7 @@
 import { setTargetHealth, type Metrics } from '../ops/metrics.js';
 import { StatusQueries } from '../store/status.queries.js';
 import { SyncHistoryQueries } from '../store/sync-history.queries.js';
-import { queueDepthReader, QUEUE_STATES } from './queue-depths.js';
+import { queueDepthReader, QUEUE_STATES } from '../queue/queue-depths.js';
 import type { StoreSide } from './store-side.js';
 
 /**
@@ -12,7 +12,7 @@ import type { StoreSide } from './store-side.js';
  * /readyz tells that Redis is down).
  */
 export function metricsRefresher(metrics: Metrics, store: StoreSide): () => Promise<void> {
-  const depths = queueDepthReader(store);
+  const depths = queueDepthReader(() => store.queues());
   const counts = new StatusQueries(store.redis, store.keys);
   const history = new SyncHistoryQueries(store.redis, store.keys);
   return async () => {

@@ -1,3 +1,4 @@
+import type { Queue } from 'bullmq';
 import type { Config } from '../config/schema.js';
 import type { Logger } from '../ops/logger.js';
 import { OktaEventProducer } from '../queue/okta-events.producer.js';
@@ -31,6 +32,8 @@ export interface StoreSide {
   syncs: SyncService;
   /** Okta Event Hook deliveries, queued for the okta-events worker. */
   oktaEvents: OktaEventProducer;
+  /** The bridge's queues (reconcile, sync, okta-events), as their producers hold them now. */
+  queues(): Queue[];
   close(): Promise<void>;
 }
 
@@ -52,7 +55,7 @@ export async function createStoreSide(config: Config, role: RedisRole, logger: L
     queuePrefix: keys.queuePrefix(),
   });
   const desired = new DesiredStateStore(redis, keys, clock);
-  const api = new DesiredStateApi(desired, producer);
+  const api = new DesiredStateApi(desired);
   const syncs = new SyncService(redis, keys.queuePrefix(), new SyncRecordStore(redis, keys, clock));
   const oktaEvents = new OktaEventProducer(redis, { queuePrefix: keys.queuePrefix() });
   return {
@@ -66,6 +69,7 @@ export async function createStoreSide(config: Config, role: RedisRole, logger: L
     api,
     syncs,
     oktaEvents,
+    queues: () => [producer.queue, syncs.queue, oktaEvents.queue],
     close: async () => {
       clock.stop();
       await oktaEvents.close().catch(() => undefined);

@@ -5,6 +5,7 @@ import type { Logger } from '../ops/logger.js';
 import type { Metrics } from '../ops/metrics.js';
 import { startDirtyFeeder } from '../queue/dirty-feeder.js';
 import { startOktaEventWorker } from '../queue/okta-events.worker.js';
+import { oktaEventProcessor } from '../sources/webhooks/okta/okta-event.processor.js';
 import { startReconcileWorker } from '../queue/reconcile.worker.js';
 import { startSyncWorker } from '../sync/sync.worker.js';
 import type { ReconcileJobData } from '../queue/reconcile-job.js';
@@ -105,7 +106,15 @@ export async function startWorkerSide(
   const okta = oktaDirectoryFromConfig(config);
   const oktaWorker = startOktaEventWorker(
     store.redis,
-    { api: store.api, ...(okta ? { okta } : {}), logger },
+    {
+      process: oktaEventProcessor({
+        api: store.api,
+        readUser: (id) => store.desired.getUser(id),
+        ...(okta ? { okta } : {}),
+        logger,
+      }),
+      logger,
+    },
     { queuePrefix: store.keys.queuePrefix() },
   );
   const feeder = startDirtyFeeder(store.state, enqueue, logger);

@@ -2,6 +2,7 @@ import request from 'supertest';
 import type { ReferenceTarget } from '../../reference-target/src/reference-target.js';
 import type { DesiredUser } from '../../src/domain/identity.js';
 import { adminRouters } from '../../src/admin/admin-routes.js';
+import { adminDeps } from '../../src/wiring/admin-deps.js';
 import { startEngine, startTarget, type EngineFixture } from '../support/engine.js';
 
 /**
@@ -115,7 +116,7 @@ export interface AdminRoute {
 export function adminRouteTable(fixture: AdminFixture): AdminRoute[] {
   const { config, store } = fixture.engine.bridge;
   const routes: AdminRoute[] = [];
-  for (const router of adminRouters(config, store)) {
+  for (const router of adminRouters(adminDeps(config, store))) {
     for (const layer of router.stack) {
       if (!layer.route) continue;
       const methods = new Set(layer.route.stack.map((l) => l.method.toUpperCase()));

@@ -37,7 +37,7 @@ describe('reconciling users', () => {
     expect(target.stats().byMethod.POST).toBe(1);
 
     target.resetStats();
-    await engine.bridge.store.api.enqueue([{ kind: 'user', id: 'src-ada' }]);
+    await engine.bridge.store.producer.enqueue([{ kind: 'user', id: 'src-ada' }]);
     await engine.drain();
     const stats = target.stats();
     expect(stats.byMethod.GET).toBe(1);

@@ -184,6 +184,7 @@ describe('replaying what the IdPs send', () => {
       api: store.api,
       redis: store.redis,
       keys: store.keys,
+      now: () => store.clock.now(),
     });
     const app = buildApp({
       config,

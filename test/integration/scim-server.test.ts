@@ -23,7 +23,13 @@ const LIST = 'urn:ietf:params:scim:api:messages:2.0:ListResponse';
 const PATCH_OP = 'urn:ietf:params:scim:api:messages:2.0:PatchOp';
 
 function scimApp(config: Config, store: StoreSide, logger: Logger = silentLogger()): Express {
-  const router = scimRouter({ token: () => TOKEN, api: store.api, redis: store.redis, keys: store.keys });
+  const router = scimRouter({
+    token: () => TOKEN,
+    api: store.api,
+    redis: store.redis,
+    keys: store.keys,
+    now: () => store.clock.now(),
+  });
   return buildApp({
     config,
     logger,

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { Router, type Request, type Response } from 'express';
-import type { DesiredChange } from '../../store/desired-state.store.js';
+import type { DesiredChange } from '../../domain/desired-change.js';
 import type { StoredGroup } from '../../store/desired-state.queries.js';
 import { normaliseResource } from './dialect.js';
 import { groupFromScim, groupToScim, memberIds } from './group-resource.js';
@@ -110,7 +110,7 @@ async function createGroup(ctx: ScimContext, req: Request, res: Response): Promi
   const id = randomUUID();
   const group = groupFromScim(id, resource);
   const members = memberIds(resource.members, 'POST /Groups') ?? [];
-  const now = ctx.api.store.clock.now();
+  const now = ctx.now();
   await ctx.api.upsertGroup({ ...group, members }, { mode: 'unique', signal: scimSignal(req) });
   // Answered from what was written, as POST /Users is (meta times: the store clock's at the write).
   const base = ctx.base(req);

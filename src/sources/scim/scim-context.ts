@@ -1,5 +1,5 @@
 import type { Request } from 'express';
-import type { Signal } from '../../store/desired-state.store.js';
+import type { Signal } from '../../domain/desired-change.js';
 import type { DesiredStateQueries } from '../../store/desired-state.queries.js';
 import type { DesiredStateApi } from '../desired-state.api.js';
 import type { KeyedLock } from './keyed-lock.js';
@@ -11,6 +11,8 @@ export interface ScimContext {
   readonly api: DesiredStateApi;
   readonly queries: DesiredStateQueries;
   readonly locks: KeyedLock;
+  /** The shared (Redis) clock: `meta` times match what the store stamps. */
+  now(): number;
   /** The absolute URL of /scim/v2 as the client reached it (for `meta.location`, `Location`). */
   base(req: Request): string;
 }

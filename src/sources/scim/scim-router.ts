@@ -37,6 +37,8 @@ export interface ScimRouterDeps {
   /** A producer connection (fails fast when Redis is down) for the reads. */
   redis: RedisClient;
   keys: Keys;
+  /** The shared (Redis) clock. */
+  now: () => number;
   /** Body size limit (HTTP_BODY_LIMIT); 1 MiB by default. */
   bodyLimitBytes?: number;
   /**
@@ -56,6 +58,7 @@ export function scimRouter(deps: ScimRouterDeps): Router {
     api: deps.api,
     queries: new DesiredStateQueries(deps.redis, deps.keys),
     locks: new KeyedLock(),
+    now: deps.now,
     base: (req) => bases.get(req) ?? requestBase(req),
   };
   const router = Router();

@@ -139,7 +139,7 @@ async function write(
 ): Promise<StoredUser> {
   const extra = next.extra ?? undefined;
   if (current && jsonEqual(next.user, current.user) && jsonEqual(extra, current.extra)) return current;
-  const now = ctx.api.store.clock.now();
+  const now = ctx.now();
   const result = await ctx.api.upsertUser(next.user, {
     mode: 'unique',
     signal: scimSignal(req),

@@ -1,5 +1,5 @@
 import type { DesiredStateApi } from '../../desired-state.api.js';
-import type { DesiredChange } from '../../../store/desired-state.store.js';
+import type { DesiredChange } from '../../../domain/desired-change.js';
 import type { EventBatchChanges } from './generic-event.changes.js';
 
 /** Event ids are remembered this long: a redelivery within it is acknowledged and ignored. */
