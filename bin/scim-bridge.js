@@ -1,6 +1,7 @@
 #!/usr/bin/env node
-// Runs the compiled CLI. In a checkout, compiles first when dist/ is missing or older than src/
-// (so `npm start` works right after `npm install`); in an image, src/ is absent and dist/ runs as is.
+// Runs the compiled CLI. In a checkout, builds first (tools/build.mjs) when dist/ is missing or older
+// than the sources (so `npm start` works right after `npm install`); in an image, src/ is absent and
+// dist/ runs as is.
 import { spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -11,6 +12,7 @@ const entry = join(root, 'dist', 'cli', 'run.js');
 const stamp = join(root, 'dist', '.build-stamp');
 
 function newestMtime(dir) {
+  if (!existsSync(dir)) return 0;
   let newest = 0;
   for (const entry of readdirSync(dir, { withFileTypes: true })) {
     const path = join(dir, entry.name);
@@ -20,27 +22,17 @@ function newestMtime(dir) {
 }
 
 function needsBuild() {
-  const src = join(root, 'src');
-  if (!existsSync(src)) return false;
+  if (!existsSync(join(root, 'src'))) return false;
   if (!existsSync(entry) || !existsSync(stamp)) return true;
   const built = statSync(stamp).mtimeMs;
-  return newestMtime(src) > built || statSync(join(root, 'tsconfig.build.json')).mtimeMs > built;
+  const sources = ['src', join('reference-target', 'src')].map((dir) => newestMtime(join(root, dir)));
+  return Math.max(...sources) > built || statSync(join(root, 'tsconfig.build.json')).mtimeMs > built;
 }
 
 if (needsBuild()) {
-  const tsc = join(root, 'node_modules', 'typescript', 'bin', 'tsc');
-  if (!existsSync(tsc)) {
-    console.error(
-      'scim-bridge: dist/ is missing or stale and TypeScript is not installed: run `npm install` first.',
-    );
-    process.exit(1);
-  }
   process.stderr.write('scim-bridge: building (tsc)…\n');
-  const result = spawnSync(process.execPath, [tsc, '-p', join(root, 'tsconfig.build.json')], {
-    stdio: 'inherit',
-  });
+  const result = spawnSync(process.execPath, [join(root, 'tools', 'build.mjs')], { stdio: 'inherit' });
   if (result.status !== 0) process.exit(result.status ?? 1);
-  spawnSync(process.execPath, ['-e', `require('fs').writeFileSync(${JSON.stringify(stamp)}, '')`]);
 }
 
 await import(entry);
