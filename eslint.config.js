@@ -84,7 +84,7 @@ export default tseslint.config(
     rules: { 'no-restricted-properties': 'off', 'no-console': 'off' },
   },
   {
-    files: ['bin/**/*.js', '*.js'],
+    files: ['bin/**/*.js', 'tools/**/*.mjs', '*.js'],
     languageOptions: { globals: { process: 'readonly', console: 'readonly', URL: 'readonly' } },
   },
 );
