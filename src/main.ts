@@ -1,4 +1,5 @@
-import { ConfigError, loadConfig } from './config/load-config.js';
+import { loadConfig } from './config/load-config.js';
+import { configError, isBridgeError } from './domain/errors.js';
 import { secretValues } from './config/mask-config.js';
 import type { Config } from './config/schema.js';
 import { buildApp } from './app.js';
@@ -118,10 +119,10 @@ export function configFromEnvOrExit(env: NodeJS.ProcessEnv = process.env): Confi
   try {
     const config = loadConfig(env);
     const problems = directorySettingProblems(config.directory);
-    if (problems.length > 0) throw new ConfigError(problems);
+    if (problems.length > 0) throw configError(problems);
     return config;
   } catch (error) {
-    if (error instanceof ConfigError) {
+    if (isBridgeError(error, 'config_invalid')) {
       process.stderr.write(
         `scim-bridge: invalid configuration\n${error.problems.map((p) => `  ${p}`).join('\n')}\n`,
       );

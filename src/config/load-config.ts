@@ -1,18 +1,11 @@
 import { readFileSync } from 'node:fs';
 import { parse as parseYaml } from 'yaml';
+import { configError, isBridgeError } from '../domain/errors.js';
 import { configSchema, type Config } from './schema.js';
 import { SETTINGS, settingForPath, type Setting } from './settings.js';
 
 export type Env = Readonly<Record<string, string | undefined>>;
 export type ReadFile = (path: string) => string;
-
-export class ConfigError extends Error {
-  readonly code = 'config_invalid';
-  constructor(readonly problems: readonly string[]) {
-    super(`invalid configuration:\n${problems.join('\n')}`);
-    this.name = 'ConfigError';
-  }
-}
 
 export interface LoadOptions {
   /** Reads CONFIG_FILE, *_FILE secrets and the defaults; tests pass their own. */
@@ -26,7 +19,7 @@ type Tree = Record<string, unknown>;
 
 /**
  * Builds the configuration from config/default.yaml, the optional CONFIG_FILE and the environment
- * (later wins). Deterministic for a given env and files; throws ConfigError listing every problem.
+ * (later wins). Deterministic for a given env and files; throws a `config_invalid` BridgeError listing every problem.
  */
 export function loadConfig(env: Env, options: LoadOptions = {}): Config {
   const readFile = options.readFile ?? ((path: string) => readFileSync(path, 'utf8'));
@@ -45,7 +38,7 @@ export function loadConfig(env: Env, options: LoadOptions = {}): Config {
   if (!parsed.success) {
     for (const issue of parsed.error.issues) problems.push(describeIssue(issue.path, issue.message, tree));
   }
-  if (problems.length > 0 || !parsed.success) throw new ConfigError(problems);
+  if (problems.length > 0 || !parsed.success) throw configError(problems);
   const config = parsed.data;
   config.redis.keyPrefix = hashTagged(config.redis.keyPrefix);
   return deepFreeze(config);
@@ -59,8 +52,7 @@ export function hashTagged(prefix: string): string {
 function parseYamlTree(text: string, name: string): Tree {
   const value: unknown = parseYaml(text);
   if (value === null || value === undefined) return {};
-  if (typeof value !== 'object' || Array.isArray(value))
-    throw new ConfigError([`${name}: not a YAML mapping`]);
+  if (typeof value !== 'object' || Array.isArray(value)) throw configError([`${name}: not a YAML mapping`]);
   return value as Tree;
 }
 
@@ -77,7 +69,7 @@ function readConfigFile(fileName: string, readFile: ReadFile, problems: string[]
   try {
     return parseYamlTree(text, `CONFIG_FILE ${fileName}`);
   } catch (error) {
-    const reason = error instanceof ConfigError ? 'not a YAML mapping' : 'not valid YAML';
+    const reason = isBridgeError(error, 'config_invalid') ? 'not a YAML mapping' : 'not valid YAML';
     problems.push(`CONFIG_FILE: ${fileName} is ${reason} — expected YAML shaped like config/default.yaml`);
     return undefined;
   }

@@ -17,7 +17,7 @@ const STATUS: Partial<Record<ErrorCode, number>> = {
 };
 
 export function statusForError(error: BridgeError): number {
-  return STATUS[error.code] ?? (error.code.startsWith('target_') ? 502 : 500);
+  return STATUS[error.code] ?? (error.side === 'platform' ? 502 : 500);
 }
 
 /** The JSON error body outside /scim/v2 (SPEC §4): {"error": {"code", "message", "problems"?}}. */

@@ -1,3 +1,4 @@
+import { BridgeError } from '../domain/errors.js';
 import type { DeprovisionLimit } from '../config/schema.js';
 import type { Snapshot } from '../domain/identity.js';
 import type { PlannedChange, SyncPlan } from '../domain/sync-plan.js';
@@ -11,7 +12,7 @@ import type { ReconcileStateStore } from '../store/reconcile-state.store.js';
 import type { SyncPhase, SyncRecordStore } from './sync-record.store.js';
 import type { RequestTrace } from '../platform/scim-http.js';
 import type { PlatformClient } from '../platform/platform.client.js';
-import { SyncCancelled, type ReconcileJobs } from './sync-stage.js';
+import type { ReconcileJobs } from './sync-stage.js';
 import type { SummaryBase } from './sync-report.js';
 
 export interface FullSyncSettings {
@@ -98,5 +99,5 @@ export async function progress(
 }
 
 export async function checkCancel(deps: FullSyncDeps, syncId: string): Promise<void> {
-  if (await deps.records.cancelRequested(syncId)) throw new SyncCancelled();
+  if (await deps.records.cancelRequested(syncId)) throw new BridgeError('cancelled');
 }

@@ -1,4 +1,4 @@
-import { BridgeError } from '../domain/errors.js';
+import { BridgeError, isBridgeError } from '../domain/errors.js';
 import { collectGarbage } from '../ops/memory.js';
 import type { DesiredChange } from '../domain/desired-change.js';
 import {
@@ -11,7 +11,8 @@ import {
 } from './full-sync.context.js';
 import { prepare } from './sync-prepare.js';
 import { planReport, summarise, summaryBase } from './sync-report.js';
-import { runStage, SyncCancelled } from './sync-stage.js';
+import { runStage } from './sync-stage.js';
+import { recordedError } from './sync-error.js';
 
 export type { FullSyncDeps, FullSyncSettings, HeldWork } from './full-sync.context.js';
 export { resolveLimit } from './sync-prepare.js';
@@ -40,7 +41,7 @@ export async function runFullSync(deps: FullSyncDeps, syncId: string): Promise<v
     await finish(deps, syncId, prepared, started, times);
   } catch (error) {
     await fail(deps, syncId, error);
-    if (!(error instanceof SyncCancelled)) throw error;
+    if (!isBridgeError(error, 'cancelled')) throw error;
   }
 }
 
@@ -66,7 +67,7 @@ export async function runApprovedSync(deps: FullSyncDeps, syncId: string): Promi
     });
   } catch (error) {
     await fail(deps, syncId, error);
-    if (!(error instanceof SyncCancelled)) throw error;
+    if (!isBridgeError(error, 'cancelled')) throw error;
   }
 }
 
@@ -155,15 +156,22 @@ async function finish(
 }
 
 async function fail(deps: FullSyncDeps, syncId: string, error: unknown): Promise<void> {
-  const code =
-    error instanceof SyncCancelled ? 'cancelled' : ((error as { code?: string }).code ?? 'internal');
-  const message = error instanceof Error ? error.message : String(error);
-  deps.logger.error({ syncId, code, err: message }, 'full sync failed');
+  const failure = asBridgeError(error);
+  deps.logger.error(
+    { syncId, code: failure.code, side: failure.side, err: failure.message },
+    'full sync failed',
+  );
   // A sync stopped by the platform (401/403, an outage) shows in the target's health, as a
   // reconcile run's would; the next request that succeeds sets it back.
-  if (error instanceof BridgeError && code.startsWith('target_'))
-    await deps.health?.failed(error).catch(() => undefined);
-  await deps.records.finish(syncId, 'failed', { error: { code, message } }).catch(() => undefined);
+  if (failure.side === 'platform') await deps.health?.failed(failure).catch(() => undefined);
+  await deps.records.finish(syncId, 'failed', { error: recordedError(failure) }).catch(() => undefined);
+}
+
+function asBridgeError(error: unknown): BridgeError {
+  if (error instanceof BridgeError) return error;
+  return new BridgeError('internal', error instanceof Error ? error.message : String(error), {
+    cause: error,
+  });
 }
 
 async function applyDeletions(deps: FullSyncDeps, users: readonly string[], groups: readonly string[]) {

@@ -1,3 +1,4 @@
+import { BridgeError } from '../domain/errors.js';
 import type { IdentityKey } from '../domain/identity.js';
 import type { PlannedChange } from '../domain/sync-plan.js';
 import type { SyncPhase, SyncRecordStore } from './sync-record.store.js';
@@ -16,13 +17,6 @@ export interface ReconcileJobs {
 export interface StageDeps {
   records: SyncRecordStore;
   jobs: ReconcileJobs;
-}
-
-export class SyncCancelled extends Error {
-  constructor() {
-    super('Cancelled by an operator; writes already sent stay');
-    this.name = 'SyncCancelled';
-  }
 }
 
 const POLL_MS = 100;
@@ -69,7 +63,7 @@ async function waitForPending(
     const pending = await deps.records.pendingCount(syncId);
     await deps.records.update(syncId, { progress: { phase, done: total - pending, total } });
     if (pending === 0) return;
-    if (await deps.records.cancelRequested(syncId)) throw new SyncCancelled();
+    if (await deps.records.cancelRequested(syncId)) throw new BridgeError('cancelled');
     if (pending !== last) {
       last = pending;
       lastChange = Date.now();

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { Queue } from 'bullmq';
 import { BridgeError } from '../domain/errors.js';
+import { recordedError } from './sync-error.js';
 import type { Snapshot } from '../domain/identity.js';
 import type { RedisClient } from '../store/redis-connection.js';
 import type { SyncRecord, SyncRecordStore } from './sync-record.store.js';
@@ -72,7 +73,7 @@ export class SyncService {
       await this.holder.run((queue) => queue.add('run', { syncId }, options));
     } catch (error) {
       await this.records.finish(syncId, 'failed', {
-        error: { code: 'store_unavailable', message: 'could not queue the sync' },
+        error: recordedError(new BridgeError('store_unavailable', 'could not queue the sync')),
       });
       throw error;
     }
@@ -110,7 +111,7 @@ export class SyncService {
       return { ...record, cancelRequested: true };
     }
     if (job) await job.remove().catch(() => undefined);
-    const error = { code: 'cancelled', message: 'Cancelled by an operator; writes already sent stay' };
+    const error = recordedError(new BridgeError('cancelled'));
     await this.records.finish(syncId, 'failed', { error });
     return { ...record, state: 'failed', error };
   }
@@ -129,10 +130,12 @@ export class SyncService {
       async (queue) => (await queue.getJob(approveJobId(syncId))) ?? (await queue.getJob(syncId)),
     );
     if (!job || (await job.getState()) !== 'failed') return undefined;
-    const error = {
-      code: 'interrupted',
-      message: `The sync stopped without finishing (${job.failedReason || 'its job failed'}); start it again`,
-    };
+    const error = recordedError(
+      new BridgeError(
+        'interrupted',
+        `The sync stopped without finishing (${job.failedReason || 'its job failed'}); start it again`,
+      ),
+    );
     // Only if still running: a run that lost its job but not its process may have ended it since.
     const ended = await this.records.finishIf(syncId, ['queued', 'running'], 'failed', { error });
     return ended ? syncId : undefined;

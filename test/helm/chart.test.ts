@@ -2,7 +2,8 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Ajv } from 'ajv';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig, type Env } from '../../src/config/load-config.js';
+import { loadConfig, type Env } from '../../src/config/load-config.js';
+import { isBridgeError } from '../../src/domain/errors.js';
 import { SETTINGS } from '../../src/config/settings.js';
 import {
   buildRenderer,
@@ -207,7 +208,7 @@ function problemsOf(load: () => unknown): readonly string[] {
   try {
     load();
   } catch (error) {
-    if (error instanceof ConfigError) return error.problems;
+    if (isBridgeError(error, 'config_invalid')) return error.problems;
     throw error;
   }
   return [];

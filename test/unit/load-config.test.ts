@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { ConfigError, hashTagged, loadConfig } from '../../src/config/load-config.js';
+import { hashTagged, loadConfig } from '../../src/config/load-config.js';
+import { isBridgeError } from '../../src/domain/errors.js';
 import { maskConfig, secretValues } from '../../src/config/mask-config.js';
 
 const base = {
@@ -12,7 +13,7 @@ function problemsOf(env: Record<string, string>, files: Record<string, string> =
   try {
     loadConfig(env, { readFile: (path) => filesOrDisk(path, files) });
   } catch (error) {
-    if (error instanceof ConfigError) return error.problems;
+    if (isBridgeError(error, 'config_invalid')) return error.problems;
     throw error;
   }
   return [];

@@ -136,6 +136,7 @@ export class OktaApiClient implements OktaDirectory {
     if (status === 429) {
       return new BridgeError('rate_limited', message, {
         ...options,
+        side: 'source',
         retryAfterMs: this.rateLimitWait(headers),
       });
     }
