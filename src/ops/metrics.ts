@@ -29,48 +29,57 @@ export function createMetrics(): Metrics {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
   const registers = [registry];
-  const metrics: Metrics = {
-    registry,
+  const metrics: Metrics = { registry, ...platformMetrics(registers), ...pipelineMetrics(registers) };
+  setTargetHealth(metrics, 'reachable');
+  return metrics;
+}
+
+type Registers = Registry[];
+
+/** What the bridge sends to the platform, and the platform's health as the workers see it. */
+function platformMetrics(registers: Registers) {
+  return {
     targetRequests: new Counter({
       name: 'scim_bridge_target_requests_total',
       help: 'Requests sent to the platform SCIM API',
-      labelNames: ['method', 'route', 'status'],
+      labelNames: ['method', 'route', 'status'] as const,
       registers,
     }),
     targetRequestDuration: new Histogram({
       name: 'scim_bridge_target_request_duration_seconds',
       help: 'Duration of requests to the platform SCIM API',
-      labelNames: ['method', 'route'],
+      labelNames: ['method', 'route'] as const,
       buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
-      registers,
-    }),
-    queueJobs: new Gauge({
-      name: 'scim_bridge_queue_jobs',
-      help: 'Jobs in the queues by state',
-      labelNames: ['queue', 'state'],
-      registers,
-    }),
-    reconcileChanges: new Counter({
-      name: 'scim_bridge_reconcile_changes_total',
-      help: 'Identities reconciled, by kind, action and result',
-      labelNames: ['kind', 'action', 'result'],
-      registers,
-    }),
-    inboundRequests: new Counter({
-      name: 'scim_bridge_inbound_requests_total',
-      help: 'Requests received, by source and status',
-      labelNames: ['source', 'status'],
-      registers,
-    }),
-    lastFullSync: new Gauge({
-      name: 'scim_bridge_last_full_sync_timestamp_seconds',
-      help: 'Unix time of the last completed full reconciliation',
       registers,
     }),
     targetHealth: new Gauge({
       name: 'scim_bridge_target_health',
       help: 'Target health: 1 for the current state, 0 for the others',
-      labelNames: ['state'],
+      labelNames: ['state'] as const,
+      registers,
+    }),
+  };
+}
+
+/** The way in (inbound requests), through the queues, to the outcome (changes, failures, syncs). */
+function pipelineMetrics(registers: Registers) {
+  return {
+    inboundRequests: new Counter({
+      name: 'scim_bridge_inbound_requests_total',
+      help: 'Requests received, by source and status',
+      labelNames: ['source', 'status'] as const,
+      registers,
+    }),
+    queueJobs: new Gauge({
+      name: 'scim_bridge_queue_jobs',
+      help: 'Jobs in the queues by state',
+      labelNames: ['queue', 'state'] as const,
+      registers,
+    }),
+    reconcileChanges: new Counter({
+      name: 'scim_bridge_reconcile_changes_total',
+      help: 'Identities reconciled, by kind, action and result',
+      labelNames: ['kind', 'action', 'result'] as const,
       registers,
     }),
     failures: new Gauge({
@@ -78,16 +87,19 @@ export function createMetrics(): Metrics {
       help: 'Identities currently in permanent failure',
       registers,
     }),
+    lastFullSync: new Gauge({
+      name: 'scim_bridge_last_full_sync_timestamp_seconds',
+      help: 'Unix time of the last completed full reconciliation',
+      registers,
+    }),
     syncDuration: new Histogram({
       name: 'scim_bridge_sync_duration_seconds',
       help: 'Duration of full reconciliations',
-      labelNames: ['result'],
+      labelNames: ['result'] as const,
       buckets: [1, 5, 15, 30, 60, 120, 300, 600, 1800, 3600],
       registers,
     }),
   };
-  setTargetHealth(metrics, 'reachable');
-  return metrics;
 }
 
 export function setTargetHealth(metrics: Metrics, state: TargetHealthState): void {

@@ -32,13 +32,38 @@ export function startDirtyFeeder(
   logger: Logger,
   settings: FeederSettings = FEEDER_DEFAULTS,
 ): { stop(): void; feed(): Promise<number>; sweep(): Promise<number> } {
-  // Reading from a little before the newest mark seen covers marks written by a process whose
-  // clock is slightly behind; the ones already fed at the same score are skipped.
+  const enqueueMarks = async (marks: readonly string[]) => {
+    const keys = marks.map(parseKey).filter((k): k is IdentityKey => k !== undefined);
+    if (keys.length > 0) await enqueue(keys);
+  };
+  const feed = newMarkFeed(state, enqueueMarks, settings);
+  const sweep = async (): Promise<number> => {
+    const stale = await state.staleDirtyKeys(state.clock.now() - settings.sweepGraceMs, settings.batch);
+    await enqueueMarks(stale);
+    return stale.length;
+  };
+  const timers = [repeat(feed, settings.feedMs, logger), repeat(sweep, settings.sweepMs, logger)];
+  return { stop: () => timers.forEach((t) => clearInterval(t)), feed, sweep };
+}
+
+/**
+ * Reads marks newer than a cursor and enqueues each new one once. Reading from a little before the
+ * newest mark seen covers marks written by a process whose clock is slightly behind; the ones
+ * already fed at the same score are skipped.
+ */
+function newMarkFeed(
+  state: ReconcileStateStore,
+  enqueueMarks: (marks: readonly string[]) => Promise<void>,
+  settings: FeederSettings,
+): () => Promise<number> {
   const overlapMs = 1000;
   let cursor = state.clock.now() - settings.sweepGraceMs;
   let fed = new Map<string, number>();
-
-  const feed = async (): Promise<number> => {
+  const prune = () => {
+    if (fed.size < 10_000) return;
+    fed = new Map([...fed].filter(([, score]) => score >= cursor - overlapMs));
+  };
+  return async () => {
     const from = cursor - overlapMs;
     let total = 0;
     let newest = cursor;
@@ -57,35 +82,18 @@ export function startDirtyFeeder(
     prune();
     return total;
   };
+}
 
-  const sweep = async (): Promise<number> => {
-    const stale = await state.staleDirtyKeys(state.clock.now() - settings.sweepGraceMs, settings.batch);
-    await enqueueMarks(stale);
-    return stale.length;
-  };
-
-  const enqueueMarks = async (marks: readonly string[]) => {
-    const keys = marks.map(parseKey).filter((k): k is IdentityKey => k !== undefined);
-    if (keys.length > 0) await enqueue(keys);
-  };
-
-  const prune = () => {
-    if (fed.size < 10_000) return;
-    fed = new Map([...fed].filter(([, score]) => score >= cursor - overlapMs));
-  };
-
-  const repeat = (work: () => Promise<number>, every: number) => {
-    let running = false;
-    const timer = setInterval(() => {
-      if (running) return;
-      running = true;
-      work()
-        .catch((error: unknown) => logger.debug({ err: String(error) }, 'dirty feed failed'))
-        .finally(() => (running = false));
-    }, every);
-    timer.unref();
-    return timer;
-  };
-  const timers = [repeat(feed, settings.feedMs), repeat(sweep, settings.sweepMs)];
-  return { stop: () => timers.forEach((t) => clearInterval(t)), feed, sweep };
+/** Runs `work` every `every` ms, never two at once, without keeping the process alive. */
+function repeat(work: () => Promise<number>, every: number, logger: Logger): NodeJS.Timeout {
+  let running = false;
+  const timer = setInterval(() => {
+    if (running) return;
+    running = true;
+    work()
+      .catch((error: unknown) => logger.debug({ err: String(error) }, 'dirty feed failed'))
+      .finally(() => (running = false));
+  }, every);
+  timer.unref();
+  return timer;
 }
