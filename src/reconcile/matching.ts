@@ -1,17 +1,8 @@
 import { BridgeError } from '../domain/errors.js';
 import type { IdentityKind } from '../domain/identity.js';
-import type { ObservedGroup } from '../domain/group-diff.js';
-import type { ObservedUser } from '../domain/user-diff.js';
 import type { IdentityState } from '../store/reconcile-state.store.js';
-import { replaceableBody } from '../platform/platform-resources.js';
+import type { Lookup, Observed } from './identity-kind.js';
 import { decision, type ReconcileDeps, type ReconcileRun } from './reconcile-context.js';
-
-export interface Lookup {
-  attribute: string;
-  value: string;
-}
-
-type Observed<K extends IdentityKind> = K extends 'user' ? ObservedUser : ObservedGroup;
 
 export interface Sighting<K extends IdentityKind> {
   /** The target's resource for this identity, when one is known to exist. */
@@ -72,7 +63,7 @@ export async function lookUp<K extends IdentityKind>(
 }
 
 /** userName and displayName compare case-insensitively (RFC 7643 §4.1.1, §4.2); externalId exactly. */
-function matches(resource: ObservedUser | ObservedGroup, attribute: string, value: string): boolean {
+function matches(resource: Observed<IdentityKind>, attribute: string, value: string): boolean {
   const actual = (resource as unknown as Record<string, unknown>)[attribute];
   if (typeof actual !== 'string') return false;
   return attribute === 'externalId' ? actual === value : actual.toLowerCase() === value.toLowerCase();
@@ -134,21 +125,4 @@ export async function claimLostCreate<D>(
     return state;
   }
   return { ...state, targetId, managed: true };
-}
-
-/**
- * PUT, for a platform without PATCH: the resource as the platform holds it now (read afresh — a
- * listing keeps only what the bridge compares), with the managed attributes set, so that PUT
- * changes nothing the bridge does not manage.
- */
-export async function replaceManaged(
-  deps: ReconcileDeps,
-  kind: IdentityKind,
-  targetId: string,
-  managed: Record<string, unknown>,
-  run: ReconcileRun,
-): Promise<void> {
-  const current = await deps.target.get(kind, targetId, run.trace);
-  if (!current) throw new BridgeError('target_not_found', `The platform no longer has ${kind} ${targetId}`);
-  await deps.target.replace(kind, targetId, { ...replaceableBody(current), ...managed }, run.trace);
 }
