@@ -3,6 +3,7 @@ import type { DesiredGroup, DesiredUser, IdentityKind } from '../domain/identity
 import type { Keys } from './keys.js';
 import { collectGarbage } from '../ops/memory.js';
 import { LuaScript } from './lua-script.js';
+import { BULK_READ, bulkReadKeys } from './lua/desired-state-bulk.lua.js';
 import type { RedisClient } from './redis-connection.js';
 import { storeCall } from './redis-errors.js';
 
@@ -22,27 +23,7 @@ export interface StoredIdentity<D> {
 type Desired<K extends IdentityKind> = K extends 'user' ? DesiredUser : DesiredGroup;
 
 const BATCH = 1000;
-
-/**
- * One call per batch of ids, answering a flat array — desired JSON, target id, managed flag,
- * pending create, and (groups) the member ids joined by line breaks — instead of several replies
- * per identity: a full sync reads 100,000 identities and each reply costs objects to parse.
- * ARGV[1] prefix, [2] kind letter, [3..] ids.
- */
-const BULK_READ = new LuaScript(`
-local P, k = ARGV[1], ARGV[2]
-local out = {}
-for i = 3, #ARGV do
-  local id = ARGV[i]
-  local f = redis.call('HMGET', P .. ':' .. k .. ':i:' .. id, 't', 'm', 'pc')
-  out[#out + 1] = redis.call('GET', P .. ':' .. k .. ':d:' .. id) or ''
-  out[#out + 1] = f[1] or ''
-  out[#out + 1] = f[2] or ''
-  out[#out + 1] = f[3] or ''
-  if k == 'g' then out[#out + 1] = table.concat(redis.call('SMEMBERS', P .. ':g:mem:' .. id), '\\n') end
-end
-return out
-`);
+const bulkReadScript = new LuaScript(BULK_READ);
 
 /**
  * Reads every identity of a kind that is desired, managed or has a create of unknown outcome, with
@@ -68,8 +49,9 @@ export async function loadAllIdentities<K extends IdentityKind>(
   const per = kind === 'group' ? 5 : 4;
   for (let i = 0; i < ids.length; i += BATCH) {
     const batch = ids.slice(i, i + BATCH);
-    const letter = kind === 'user' ? 'u' : 'g';
-    const reply = (await storeCall(() => BULK_READ.run(redis, keys.prefix, [letter, ...batch]))) as string[];
+    const reply = (await storeCall(() =>
+      bulkReadScript.run(redis, bulkReadKeys(keys, kind, batch), [kind === 'group' ? 3 : 2]),
+    )) as string[];
     if ((i / BATCH) % 25 === 24) collectGarbage();
     batch.forEach((id, n) => {
       const [json, t, m, pc, joined] = reply.slice(n * per, n * per + per);

@@ -19,6 +19,7 @@ import type { DesiredGroup, DesiredUser, IdentityKey } from '../domain/identity.
 import { parseKey } from '../domain/identity.js';
 import type { Keys } from './keys.js';
 import { LuaScript } from './lua-script.js';
+import { applyBatchKeys } from './lua/desired-state.keys.js';
 import { APPLY_BATCH } from './lua/desired-state.lua.js';
 import type { RedisClock } from './redis-clock.js';
 import type { RedisClient } from './redis-connection.js';
@@ -45,13 +46,15 @@ export class DesiredStateStore {
     const events = options.events;
     const batch = {
       ops,
-      ...(options.forSync ? { forSync: true } : {}),
-      ...(events
-        ? { events: { ids: events.ids.map((id) => `${events.source}:${id}`), ttl: events.ttlSeconds } }
-        : {}),
+      ...(events ? { events: { ids: events.ids, ttl: events.ttlSeconds } } : {}),
     };
+    const { keys, families } = applyBatchKeys(this.keys, {
+      forSync: options.forSync === true,
+      targets: changes.map(changeTarget),
+      eventKeys: events ? events.ids.map((id) => this.keys.seenEvent(events.source, id)) : [],
+    });
     const reply = await storeCall(() =>
-      applyBatchScript.run(this.redis, this.keys.prefix, [now, JSON.stringify(batch)]),
+      applyBatchScript.run(this.redis, keys, [now, JSON.stringify(batch), ...families]),
     );
     const parsed = JSON.parse(reply as string) as {
       results?: WriteStatus[] | Record<string, never>;
@@ -66,10 +69,9 @@ export class DesiredStateStore {
         scimType: 'modified',
       });
     }
-    const namespace = events ? events.source.length + 1 : 0;
     return {
       results: asArray(parsed.results),
-      duplicates: asArray(parsed.duplicates).map((id) => id.slice(namespace)),
+      duplicates: asArray(parsed.duplicates),
       touched: asArray(parsed.touched)
         .map(parseKey)
         .filter((k): k is IdentityKey => k !== undefined),
@@ -142,16 +144,27 @@ function indexField(entries: IndexEntries | undefined): { ix?: string } {
   return entries ? { ix: JSON.stringify(entries) } : {};
 }
 
+/** The identity a change applies to: the one whose keys the batch script gets for it. */
+function changeTarget(change: DesiredChange): IdentityKey {
+  switch (change.op) {
+    case 'upsertUser':
+      return { kind: 'user', id: change.user.id };
+    case 'upsertGroup':
+      return { kind: 'group', id: change.group.id };
+    case 'deleteUser':
+      return { kind: 'user', id: change.id };
+    case 'deleteGroup':
+      return { kind: 'group', id: change.id };
+    case 'addMembers':
+    case 'removeMembers':
+      return { kind: 'group', id: change.groupId };
+  }
+}
+
 /** Keys and the membership index join ids with a line break: ids may not hold control characters. */
 function checkIds(change: DesiredChange): void {
   const ids = [
-    'user' in change
-      ? change.user.id
-      : 'group' in change
-        ? change.group.id
-        : 'id' in change
-          ? change.id
-          : change.groupId,
+    changeTarget(change).id,
     ...('userIds' in change ? change.userIds : []),
     ...('group' in change && change.group.members ? change.group.members : []),
   ];

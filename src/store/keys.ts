@@ -41,11 +41,35 @@ import type { IdentityKind } from '../domain/identity.js';
  *   P:sync:<syncId>     hash   one full reconciliation's record (state, progress, plan, summary)
  *   P:sync:<syncId>:pending  zset  identity keys the sync is waiting on → time enqueued
  *   P:sync:<syncId>:held     list  identity keys whose deprovisioning awaits approval
+ *   P:sync:<syncId>:snapshot string the snapshot a sync was started with (JSON, 24 h)
  *   P:sync:active       string id of the running (or held) full reconciliation
  *   P:sync:runs         zset   sync ids by start time (history)
- *   P:events:<id>       string seen webhook event ids (24 h)
+ *   P:events:<source>:<id>  string  seen webhook event ids (24 h)
  *   P:q                 prefix of the BullMQ queues
+ *
+ * Lua scripts never build a key: the caller builds every key a script touches here and hands it in
+ * as KEYS (LuaScript.run), each script documenting the order it expects. A script that only learns
+ * an id while it runs (the groups of a deleted user, found in P:u:memberof; the active sync, read
+ * from P:sync:active) receives that family of keys as a KeyFamily instead — two ARGV entries, stem
+ * and suffix — and forms the key as stem .. id .. suffix. Such keys share the prefix's hash tag,
+ * hence the Cluster slot of the declared KEYS.
  */
+
+/** Keys that differ only by an id: stem + id + suffix. */
+export interface KeyFamily {
+  readonly stem: string;
+  readonly suffix: string;
+}
+
+export function familyKey(family: KeyFamily, id: string): string {
+  return family.stem + id + family.suffix;
+}
+
+/** A family as the two ARGV entries a script reads it from. */
+export function familyArgs(family: KeyFamily): [string, string] {
+  return [family.stem, family.suffix];
+}
+
 export interface Keys {
   readonly prefix: string;
   identity(kind: IdentityKind, id: string): string;
@@ -53,6 +77,8 @@ export interface Keys {
   extra(kind: IdentityKind, id: string): string;
   history(kind: IdentityKind, id: string): string;
   members(groupId: string): string;
+  /** members(id) for every id: for a script that finds group ids while running. */
+  membersFamily(): KeyFamily;
   memberOf(): string;
   creating(kind: IdentityKind): string;
   all(kind: IdentityKind): string;
@@ -70,6 +96,10 @@ export interface Keys {
   sync(syncId: string): string;
   syncPending(syncId: string): string;
   syncHeld(syncId: string): string;
+  syncSnapshot(syncId: string): string;
+  /** sync(id) and syncPending(id) for every id: for a script that reads the active sync's id. */
+  syncFamily(): KeyFamily;
+  syncPendingFamily(): KeyFamily;
   syncActive(): string;
   syncRuns(): string;
   seenEvent(source: string, eventId: string): string;
@@ -80,13 +110,19 @@ const letter = (kind: IdentityKind) => (kind === 'user' ? 'u' : 'g');
 
 export function createKeys(prefix: string): Keys {
   const p = prefix;
+  const families = {
+    members: { stem: `${p}:g:mem:`, suffix: '' },
+    sync: { stem: `${p}:sync:`, suffix: '' },
+    syncPending: { stem: `${p}:sync:`, suffix: ':pending' },
+  } satisfies Record<string, KeyFamily>;
   return {
     prefix: p,
     identity: (kind, id) => `${p}:${letter(kind)}:i:${id}`,
     doc: (kind, id) => `${p}:${letter(kind)}:d:${id}`,
     extra: (kind, id) => `${p}:${letter(kind)}:x:${id}`,
     history: (kind, id) => `${p}:${letter(kind)}:h:${id}`,
-    members: (groupId) => `${p}:g:mem:${groupId}`,
+    members: (groupId) => familyKey(families.members, groupId),
+    membersFamily: () => families.members,
     memberOf: () => `${p}:u:memberof`,
     creating: (kind) => `${p}:${letter(kind)}:creating`,
     all: (kind) => `${p}:${letter(kind)}:all`,
@@ -101,9 +137,12 @@ export function createKeys(prefix: string): Keys {
     failures: () => `${p}:failures`,
     targetGate: () => `${p}:target:gate`,
     targetHealth: () => `${p}:target:health`,
-    sync: (syncId) => `${p}:sync:${syncId}`,
-    syncPending: (syncId) => `${p}:sync:${syncId}:pending`,
+    sync: (syncId) => familyKey(families.sync, syncId),
+    syncPending: (syncId) => familyKey(families.syncPending, syncId),
     syncHeld: (syncId) => `${p}:sync:${syncId}:held`,
+    syncSnapshot: (syncId) => `${p}:sync:${syncId}:snapshot`,
+    syncFamily: () => families.sync,
+    syncPendingFamily: () => families.syncPending,
     syncActive: () => `${p}:sync:active`,
     syncRuns: () => `${p}:sync:runs`,
     seenEvent: (source, eventId) => `${p}:events:${source}:${eventId}`,

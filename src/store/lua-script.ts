@@ -4,8 +4,9 @@ import type { RedisClient } from './redis-connection.js';
 export type ScriptArg = string | number;
 
 /**
- * A Lua script run by SHA (EVALSHA), loading it on NOSCRIPT. KEYS[1] is always the key prefix: the
- * scripts build their keys from it, and it routes the call to the prefix's slot on a Cluster.
+ * A Lua script run by SHA (EVALSHA), loading it on NOSCRIPT. Every key the script touches is built in
+ * keys.ts and handed in as `keys` (its KEYS), which also routes the call to the keys' slot on a
+ * Cluster; the script's other inputs are `args` (its ARGV).
  */
 export class LuaScript {
   readonly sha: string;
@@ -14,12 +15,12 @@ export class LuaScript {
     this.sha = createHash('sha1').update(source).digest('hex');
   }
 
-  async run(client: RedisClient, prefix: string, args: readonly ScriptArg[]): Promise<unknown> {
+  async run(client: RedisClient, keys: readonly string[], args: readonly ScriptArg[] = []): Promise<unknown> {
     try {
-      return await client.evalsha(this.sha, 1, prefix, prefix, ...args);
+      return await client.evalsha(this.sha, keys.length, ...keys, ...args);
     } catch (error) {
       if (!isNoScript(error)) throw error;
-      return client.eval(this.source, 1, prefix, prefix, ...args);
+      return client.eval(this.source, keys.length, ...keys, ...args);
     }
   }
 }

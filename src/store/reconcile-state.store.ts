@@ -5,9 +5,12 @@ import type { Keys } from './keys.js';
 import { LuaScript } from './lua-script.js';
 import {
   ADOPT_BULK,
+  adoptBulkKeys,
   FORGET_TARGET,
+  identityStateKeys,
   MARK_CREATING,
   RECORD_OUTCOME,
+  recordOutcomeKeys,
   SET_TARGET,
 } from './lua/reconcile-state.lua.js';
 import type { RedisClock } from './redis-clock.js';
@@ -119,15 +122,14 @@ export class ReconcileStateStore {
   }
 
   async setTarget(kind: IdentityKind, id: string, targetId: string): Promise<void> {
-    const args = [letter(kind), id, targetId];
-    await storeCall(() => SCRIPTS.setTarget.run(this.redis, this.keys.prefix, args));
+    const keys = identityStateKeys(this.keys, kind, id);
+    await storeCall(() => SCRIPTS.setTarget.run(this.redis, keys, [id, targetId]));
   }
 
   /** Notes a create about to be sent, with the externalId it carries ('' forgets it). */
   async markCreating(kind: IdentityKind, id: string, externalId: string): Promise<void> {
-    await storeCall(() =>
-      SCRIPTS.markCreating.run(this.redis, this.keys.prefix, [letter(kind), id, externalId]),
-    );
+    const keys = identityStateKeys(this.keys, kind, id);
+    await storeCall(() => SCRIPTS.markCreating.run(this.redis, keys, [id, externalId]));
   }
 
   /**
@@ -138,24 +140,23 @@ export class ReconcileStateStore {
     let adopted = 0;
     const now = this.clock.now();
     for (let i = 0; i < items.length; i += 1000) {
-      const args = items.slice(i, i + 1000).flatMap((item) => [letter(item.kind), item.id, item.targetId]);
-      const reply = await storeCall(() =>
-        SCRIPTS.adoptBulk.run(this.redis, this.keys.prefix, [now, ...args]),
-      );
+      const batch = items.slice(i, i + 1000);
+      const args = batch.flatMap((item) => [letter(item.kind), item.id, item.targetId]);
+      const keys = adoptBulkKeys(this.keys, batch);
+      const reply = await storeCall(() => SCRIPTS.adoptBulk.run(this.redis, keys, [now, ...args]));
       adopted += Number(reply);
     }
     return adopted;
   }
 
   async forgetTarget(kind: IdentityKind, id: string, drop = false): Promise<void> {
-    const args = [letter(kind), id, drop ? 'drop' : ''];
-    await storeCall(() => SCRIPTS.forgetTarget.run(this.redis, this.keys.prefix, args));
+    const keys = identityStateKeys(this.keys, kind, id);
+    await storeCall(() => SCRIPTS.forgetTarget.run(this.redis, keys, [id, drop ? 'drop' : '']));
   }
 
   async recordOutcome(kind: IdentityKind, id: string, outcome: Outcome): Promise<void> {
+    const { keys, families } = recordOutcomeKeys(this.keys, kind, id);
     const args = [
-      letter(kind),
-      id,
       formatKey({ kind, id }),
       outcome.startedAt,
       this.clock.now(),
@@ -164,9 +165,12 @@ export class ReconcileStateStore {
       JSON.stringify(outcome.requests),
       outcome.seen.dirty === undefined ? '' : String(outcome.seen.dirty),
       outcome.seen.sync === undefined ? '' : String(outcome.seen.sync),
+      ...families,
+      // The sync record's counter of runs of this kind with this result (read by sync-record.store.ts).
+      `c:${letter(kind)}:${outcome.result}`,
       ...outcome.history.map((entry) => JSON.stringify(entry)),
     ];
-    await storeCall(() => SCRIPTS.recordOutcome.run(this.redis, this.keys.prefix, args));
+    await storeCall(() => SCRIPTS.recordOutcome.run(this.redis, keys, args));
   }
 
   /** The scores of an identity's dirty marks now; a run reads them before the desired state. */

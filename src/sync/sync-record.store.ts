@@ -2,6 +2,7 @@ import type { IdentityKey } from '../domain/identity.js';
 import { formatKey } from '../domain/identity.js';
 import type { Keys } from '../store/keys.js';
 import { LuaScript } from '../store/lua-script.js';
+import { FINISH, START, syncRecordKeys } from '../store/lua/sync-record.lua.js';
 import type { RedisClock } from '../store/redis-clock.js';
 import type { RedisClient } from '../store/redis-connection.js';
 import { storeCall } from '../store/redis-errors.js';
@@ -43,40 +44,6 @@ export interface SyncRecord {
   cancelRequested: boolean;
 }
 
-/**
- * Claims the single active-sync slot and creates the record, or reports the sync holding it.
- * ARGV[2] sync id, [3] now, [4] dryRun, [5] trigger, [6] snapshot payload or ''.
- */
-const START = `
-local P, id, now = ARGV[1], ARGV[2], ARGV[3]
-local active = redis.call('GET', P .. ':sync:active')
-if active then return {'busy', active} end
-redis.call('SET', P .. ':sync:active', id)
-local key = P .. ':sync:' .. id
-redis.call('HSET', key, 'state', 'queued', 'dryRun', ARGV[4], 'trigger', ARGV[5], 'createdAt', now,
-  'progress', '{"phase":"queued","done":0,"total":0}')
-redis.call('ZADD', P .. ':sync:runs', now, id)
-if ARGV[6] ~= '' then redis.call('SET', key .. ':snapshot', ARGV[6], 'EX', 86400) end
-return {'started', id}
-`;
-
-/**
- * Ends a sync: final state and fields, and frees the active slot if this sync holds it. ARGV[3]
- * lists the states (comma-separated) it may end from; '' for any. Returns 0 when it is in another.
- */
-const FINISH = `
-local P, id, expected = ARGV[1], ARGV[2], ARGV[3]
-local key = P .. ':sync:' .. id
-if expected ~= '' then
-  local state = redis.call('HGET', key, 'state')
-  if not state or not string.find(',' .. expected .. ',', ',' .. state .. ',', 1, true) then return 0 end
-end
-for i = 4, #ARGV, 2 do redis.call('HSET', key, ARGV[i], ARGV[i + 1]) end
-if redis.call('GET', P .. ':sync:active') == id then redis.call('DEL', P .. ':sync:active') end
-redis.call('DEL', key .. ':pending', key .. ':held', key .. ':snapshot')
-return 1
-`;
-
 const scripts = { start: new LuaScript(START), finish: new LuaScript(FINISH) };
 const RETAINED_RUNS = 100;
 
@@ -100,7 +67,8 @@ export class SyncRecordStore {
       options.trigger,
       options.snapshot ?? '',
     ];
-    const [status, id] = (await storeCall(() => scripts.start.run(this.redis, this.keys.prefix, args))) as [
+    const keys = syncRecordKeys(this.keys, syncId);
+    const [status, id] = (await storeCall(() => scripts.start.run(this.redis, keys, args))) as [
       string,
       string,
     ];
@@ -153,8 +121,9 @@ export class SyncRecordStore {
       k,
       typeof v === 'string' || typeof v === 'number' ? String(v) : JSON.stringify(v),
     ]);
+    const keys = syncRecordKeys(this.keys, syncId);
     const done = await storeCall(() =>
-      scripts.finish.run(this.redis, this.keys.prefix, [syncId, expected.join(','), ...flat]),
+      scripts.finish.run(this.redis, keys, [syncId, expected.join(','), ...flat]),
     );
     return done === 1;
   }
@@ -191,7 +160,7 @@ export class SyncRecordStore {
   }
 
   async snapshotPayload(syncId: string): Promise<string | undefined> {
-    return (await storeCall(() => this.redis.get(`${this.keys.sync(syncId)}:snapshot`))) ?? undefined;
+    return (await storeCall(() => this.redis.get(this.keys.syncSnapshot(syncId)))) ?? undefined;
   }
 
   async cancelRequested(syncId: string): Promise<boolean> {

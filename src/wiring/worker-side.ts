@@ -10,7 +10,8 @@ import { startReconcileWorker } from '../queue/reconcile.worker.js';
 import { startSyncWorker } from '../sync/sync.worker.js';
 import type { ReconcileJobData } from '../queue/reconcile-job.js';
 import { TargetHealth } from '../reconcile/target-health.js';
-import { redisRequestGate } from '../platform/request-gate.js';
+import { createRequestGate } from '../platform/request-gate.js';
+import { RequestGateStore } from '../store/request-gate.store.js';
 import { ScimHttp } from '../platform/scim-http.js';
 import { oktaDirectoryFromConfig } from '../sources/webhooks/webhook-routes.js';
 import { PlatformClient } from '../platform/platform.client.js';
@@ -36,7 +37,7 @@ export function createTargetClient(
     token,
     concurrency: config.target.concurrency,
     timeoutMs: config.target.timeoutSeconds * 1000,
-    gate: redisRequestGate(store.redis, store.keys, config.target.maxRps),
+    gate: createRequestGate(new RequestGateStore(store.redis, store.keys), config.target.maxRps),
     metrics,
     logger,
   });

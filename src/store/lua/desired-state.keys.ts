@@ -1,0 +1,34 @@
+import type { IdentityKey } from '../../domain/identity.js';
+import { familyArgs, type Keys } from '../keys.js';
+
+/** The KEYS and the family arguments of APPLY_BATCH, in the order it reads them. */
+export function applyBatchKeys(
+  keys: Keys,
+  batch: { forSync: boolean; targets: readonly IdentityKey[]; eventKeys: readonly string[] },
+): { keys: string[]; families: string[] } {
+  const perKind = (kind: 'user' | 'group') => [
+    keys.nameIndex(kind),
+    keys.externalIdIndex(kind),
+    keys.all(kind),
+    keys.sequence(kind),
+  ];
+  const perOp = ({ kind, id }: IdentityKey) => [
+    keys.identity(kind, id),
+    keys.doc(kind, id),
+    keys.extra(kind, id),
+    keys.history(kind, id),
+    ...(kind === 'group' ? [keys.members(id)] : []),
+  ];
+  return {
+    keys: [
+      batch.forSync ? keys.dirtyForSync() : keys.dirty(),
+      keys.memberOf(),
+      keys.emailIndex(),
+      ...perKind('user'),
+      ...perKind('group'),
+      ...batch.targets.flatMap(perOp),
+      ...batch.eventKeys,
+    ],
+    families: familyArgs(keys.membersFamily()),
+  };
+}
