@@ -1,18 +1,31 @@
+// @ts-check
 /** Browser module: sign-in, the hash router, polling, and the health banner. */
-export const APP_JS = String.raw`import { adminUrl, api, session, whenUnauthorized } from './api.js';
-import { errorBox, fill, h } from './dom.js';
+import { adminUrl, api, ApiError, session, whenUnauthorized } from './api.js';
+import { errorBox, fill, h, messageOf } from './dom.js';
 import { failuresView } from './failures.js';
 import { identityView } from './identity.js';
 import { overviewView } from './overview.js';
 import { syncDetailView, syncsView } from './syncs.js';
 
-const $ = function (id) { return document.getElementById(id); };
+/** @import { Status } from './api.js' */
+/** @import { Child, View } from './dom.js' */
+
+/** @param {string} id one of index.html's elements */
+const $ = function (id) {
+  const el = document.getElementById(id);
+  if (!el) throw new Error('The page has no #' + id);
+  return el;
+};
 const main = $('main');
+/** @type {View | null} */
 let view = null;
-let timer = null;
-let bannerTimer = null;
+/** @type {number | undefined} */
+let timer;
+/** @type {number | undefined} */
+let bannerTimer;
 let generation = 0;
 
+/** @param {string} [message] */
 function showSignIn(message) {
   stop();
   $('app').hidden = true;
@@ -34,8 +47,8 @@ async function showApp() {
 function stop() {
   clearInterval(timer);
   clearInterval(bannerTimer);
-  timer = null;
-  bannerTimer = null;
+  timer = undefined;
+  bannerTimer = undefined;
 }
 
 let bannerText = '';
@@ -45,25 +58,31 @@ async function banner() {
   const el = $('banner');
   let tone = 'bad';
   let state = 'unknown';
+  /** @type {Child} */
   let content;
   try {
+    /** @type {Status} */
     const status = await api('GET', 'status');
     const t = status.target;
     const since = t.since ? ' since ' + new Date(t.since).toLocaleString() : '';
     const paused = t.pausedForMs > 0 ? '; processing paused, retrying with back-off' : '';
-    const text = {
-      reachable: 'Target reachable',
-      'rate-limited': 'Target is rate-limiting the bridge',
-      'auth-failed': 'Target refuses the SCIM token (401/403): processing is paused, work is kept',
-      unavailable: 'Target unavailable (5xx or network errors): work is kept queued',
-    }[t.state] || t.state;
+    const text =
+      {
+        reachable: 'Target reachable',
+        'rate-limited': 'Target is rate-limiting the bridge',
+        'auth-failed': 'Target refuses the SCIM token (401/403): processing is paused, work is kept',
+        unavailable: 'Target unavailable (5xx or network errors): work is kept queued',
+      }[t.state] || t.state;
     state = t.state;
     tone = t.state === 'reachable' ? 'ok' : t.state === 'rate-limited' ? 'warn' : 'bad';
     const failures = status.failures === 1 ? '1 failure' : status.failures + ' failures';
-    content = [h('strong', null, text), since + paused + (t.detail && t.state !== 'reachable' ? ' — ' + t.detail : ''),
-      status.failures > 0 ? [' · ', h('a', { href: '#/failures' }, failures)] : null];
+    content = [
+      h('strong', null, text),
+      since + paused + (t.detail && t.state !== 'reachable' ? ' — ' + t.detail : ''),
+      status.failures > 0 ? [' · ', h('a', { href: '#/failures' }, failures)] : null,
+    ];
   } catch (error) {
-    content = ['Status unavailable: ' + error.message];
+    content = ['Status unavailable: ' + messageOf(error)];
   }
   const probe = h('div', null, content);
   if (probe.textContent === bannerText && el.dataset.state === state) return;
@@ -76,9 +95,16 @@ async function banner() {
 function parts() {
   const hash = location.hash;
   if (hash && hash.slice(0, 2) !== '#/') return null;
-  return hash.slice(2).split('/').map(function (part) {
-    try { return decodeURIComponent(part); } catch (e) { return part; }
-  });
+  return hash
+    .slice(2)
+    .split('/')
+    .map(function (part) {
+      try {
+        return decodeURIComponent(part);
+      } catch {
+        return part;
+      }
+    });
 }
 
 async function route() {
@@ -87,9 +113,9 @@ async function route() {
   const name = p[0] || 'overview';
   const mine = ++generation;
   clearInterval(timer);
-  timer = null;
+  timer = undefined;
   for (const link of document.querySelectorAll('[data-nav]')) {
-    if (link.dataset.nav === name) link.setAttribute('aria-current', 'page');
+    if (link.getAttribute('data-nav') === name) link.setAttribute('aria-current', 'page');
     else link.removeAttribute('aria-current');
   }
   try {
@@ -107,17 +133,17 @@ async function route() {
   document.title = (title ? title.textContent + ' · ' : '') + 'scim-bridge admin';
   if (title) title.focus();
   if (view && view.refresh && view.every) {
-    const current = view;
+    const refresh = view.refresh;
     timer = setInterval(function () {
       if (document.hidden || mine !== generation) return;
-      current.refresh().catch(function () {});
+      refresh().catch(function () {});
     }, view.every);
   }
 }
 
 $('signin-form').addEventListener('submit', async function (event) {
   event.preventDefault();
-  const input = $('token');
+  const input = /** @type {HTMLInputElement} */ ($('token'));
   const token = input.value.trim();
   input.value = '';
   if (!token) return showSignIn('Enter the admin token.');
@@ -126,7 +152,9 @@ $('signin-form').addEventListener('submit', async function (event) {
     await api('GET', 'status');
   } catch (error) {
     session.clear();
-    return showSignIn(error.status === 401 ? 'The bridge refused this token.' : error.message);
+    return showSignIn(
+      error instanceof ApiError && error.status === 401 ? 'The bridge refused this token.' : messageOf(error),
+    );
   }
   await showApp();
 });
@@ -148,4 +176,3 @@ window.addEventListener('hashchange', function () {
 
 if (session.get()) showApp();
 else showSignIn();
-`;
