@@ -3,19 +3,30 @@
 #   docker build -t scim-bridge .
 #   docker run --rm -p 8080:8080 -e REDIS_URL=... -e TARGET_URL=... -e TARGET_TOKEN_FILE=/run/secrets/target-token scim-bridge
 #
-# Stages: `build` compiles TypeScript with the dev dependencies; `deps` installs the production
-# dependencies alone; the runtime stage copies dist/ and those node_modules onto a clean Node image.
+# Stages: `build` compiles TypeScript with the dev dependencies (tools/build.mjs: the
+# reference-target workspace package into reference-target/dist/, then the bridge into dist/);
+# `deps` installs the production dependencies alone; the runtime stage copies both dist/ folders,
+# the package.json files and those node_modules onto a clean Node image. The bridge's `demo` and
+# `reference-target` commands load the package through node_modules/scim-reference-target, the
+# workspace link to /app/reference-target.
 #
-# Dependencies are installed with `npm install`, not `npm ci`: the committed lockfile is made on
-# machines whose registry lacks some optional platform packages (the msgpackr-extract builds that
-# bullmq pulls in for other operating systems), so `npm ci` reports the lockfile out of sync.
-# `npm install` honours the lockfile for everything present and leaves it unchanged.
+# Both installs see reference-target/package.json: it is a workspace of the root package.json,
+# and npm installs its dependencies and links it only when its manifest is there.
+#
+# Dependencies are installed with `npm install`, not `npm ci`: a lockfile made on a machine whose
+# registry lacks some optional platform packages (the msgpackr-extract builds that bullmq pulls in
+# for other operating systems) makes `npm ci` report it out of sync. `npm install` honours the
+# lockfile for everything present.
 
 FROM node:20-bookworm-slim AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
+COPY reference-target/package.json ./reference-target/
 RUN npm install --no-audit --no-fund
 COPY tsconfig.json tsconfig.build.json ./
+COPY reference-target/tsconfig.json reference-target/tsconfig.build.json ./reference-target/
+COPY reference-target/src ./reference-target/src
+COPY tools ./tools
 COPY src ./src
 RUN npm run build
 
@@ -23,6 +34,7 @@ FROM node:20-bookworm-slim AS deps
 WORKDIR /app
 ENV NODE_ENV=production
 COPY package.json package-lock.json ./
+COPY reference-target/package.json ./reference-target/
 RUN npm install --omit=dev --no-audit --no-fund \
   && npm cache clean --force
 
@@ -57,7 +69,9 @@ ENV NODE_ENV=production
 
 COPY --from=deps /app/node_modules ./node_modules
 COPY --from=build /app/dist ./dist
+COPY --from=build /app/reference-target/dist ./reference-target/dist
 COPY package.json ./
+COPY reference-target/package.json ./reference-target/
 COPY bin ./bin
 COPY config ./config
 

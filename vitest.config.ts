@@ -1,6 +1,16 @@
+import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
+  resolve: {
+    // The reference target is a workspace package; tests and benches run its source, not its dist/.
+    alias: [
+      {
+        find: /^scim-reference-target$/,
+        replacement: fileURLToPath(new URL('./reference-target/src/index.ts', import.meta.url)),
+      },
+    ],
+  },
   test: {
     include: ['test/**/*.test.ts', 'src/**/*.test.ts', 'reference-target/test/**/*.test.ts'],
     globalSetup: ['test/support/global-setup.ts'],

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Redis } from 'ioredis';
 import { startEmbeddedRedis } from '../src/ops/embedded-redis.js';
-import { startReferenceTarget, type ReferenceTarget } from '../reference-target/src/reference-target.js';
+import { startReferenceTarget, type ReferenceTarget } from 'scim-reference-target';
 import { runSync, startBridgeProcess, startTargetProcess, table, targetCeiling } from './support.js';
 
 /**

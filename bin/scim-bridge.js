@@ -26,7 +26,9 @@ function needsBuild() {
   if (!existsSync(entry) || !existsSync(stamp)) return true;
   const built = statSync(stamp).mtimeMs;
   const sources = ['src', join('reference-target', 'src')].map((dir) => newestMtime(join(root, dir)));
-  return Math.max(...sources) > built || statSync(join(root, 'tsconfig.build.json')).mtimeMs > built;
+  const configs = ['tsconfig.build.json', join('reference-target', 'tsconfig.build.json')];
+  const newest = Math.max(...sources, ...configs.map((file) => statSync(join(root, file)).mtimeMs));
+  return newest > built;
 }
 
 if (needsBuild()) {

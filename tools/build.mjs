@@ -18,8 +18,10 @@ if (!existsSync(tsc)) {
   process.stderr.write('scim-bridge: TypeScript is not installed: run `npm install` first.\n');
   process.exit(1);
 }
-if (existsSync(join(root, 'reference-target', 'tsconfig.build.json')))
-  compile('reference-target/tsconfig.build.json');
+// Each build starts from empty output folders: nothing compiled from a deleted source stays behind.
+rmSync(join(root, 'reference-target', 'dist'), { recursive: true, force: true });
+rmSync(join(root, 'dist'), { recursive: true, force: true });
+compile('reference-target/tsconfig.build.json');
 compile('tsconfig.build.json');
 const ui = join(root, 'src', 'admin', 'ui', 'public');
 if (existsSync(ui)) {

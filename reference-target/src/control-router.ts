@@ -1,10 +1,10 @@
 import express, { type ErrorRequestHandler, type RequestHandler, type Response, type Router } from 'express';
 import { z } from 'zod';
-import { BridgeError, isBridgeError } from '../../src/domain/errors.js';
 import type { BearerToken } from './bearer-auth.js';
 import type { FaultControls } from './fault-controls.js';
 import type { Recorder } from './recorder.js';
 import type { ResourceStore } from './resource-store.js';
+import { isScimError, ScimError } from './scim-errors.js';
 import { seedTarget } from './seed.js';
 
 /**
@@ -128,8 +128,17 @@ function parse<T extends z.ZodType>(schema: T, body: unknown): z.infer<T> {
   const problems = result.error.issues.map(
     (issue) => `${issue.path.join('.') || '(body)'}: ${issue.message}`,
   );
-  throw new BridgeError('invalid_input', problems.join('; '), { status: 400, problems });
+  throw new ScimError(400, problems.join('; '));
 }
+
+/** The control API's error codes, by the status of the error the target threw. */
+const CODE_BY_STATUS: Readonly<Record<number, string>> = {
+  400: 'invalid_input',
+  404: 'not_found',
+  409: 'conflict',
+  413: 'payload_too_large',
+  415: 'unsupported_media_type',
+};
 
 function sendError(res: Response, status: number, code: string, message: string): void {
   res.status(status).json({ error: { code, message } });
@@ -137,7 +146,8 @@ function sendError(res: Response, status: number, code: string, message: string)
 
 const controlErrorHandler: ErrorRequestHandler = (error: unknown, _req, res, _next) => {
   const type = typeof error === 'object' && error !== null && 'type' in error ? error.type : undefined;
-  if (isBridgeError(error)) sendError(res, error.status ?? 400, error.code, error.detail ?? error.message);
+  if (isScimError(error))
+    sendError(res, error.status, CODE_BY_STATUS[error.status] ?? 'internal', error.detail);
   else if (type === 'entity.too.large')
     sendError(res, 413, 'payload_too_large', 'The request body is over the limit');
   else if (type !== undefined) sendError(res, 400, 'invalid_input', 'The request body is not valid JSON');

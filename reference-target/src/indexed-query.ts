@@ -1,9 +1,5 @@
-import {
-  equalityLookup,
-  matchesFilter,
-  type FilterNode,
-  type MatchOptions,
-} from '../../src/domain/scim-filter.js';
+import { attributeKey, matchesFilter, type MatchOptions } from './filter-match.js';
+import type { FilterNode } from './filter-syntax.js';
 import type { ResourceTable } from './resource-table.js';
 
 /**
@@ -17,7 +13,7 @@ import type { ResourceTable } from './resource-table.js';
 export type IndexLookup = (attribute: string, value: string) => ReadonlySet<string> | undefined;
 
 export function indexedCandidates(node: FilterNode, lookup: IndexLookup): ReadonlySet<string> | undefined {
-  const equality = equalityLookup(node);
+  const equality = stringEquality(node);
   if (equality !== undefined) return lookup(equality.attribute, equality.value);
   if (node.kind === 'and') {
     const left = indexedCandidates(node.left, lookup);
@@ -32,6 +28,23 @@ export function indexedCandidates(node: FilterNode, lookup: IndexLookup): Readon
     return new Set([...left, ...right]);
   }
   return undefined;
+}
+
+/**
+ * `attr eq "…"`, or a value filter holding just such an equality on a sub-attribute
+ * (`members[value eq "…"]`): the attribute key (`attributeKey`) and the value; anything else undefined.
+ */
+function stringEquality(node: FilterNode): { attribute: string; value: string } | undefined {
+  if (node.kind === 'compare')
+    return node.operator === 'eq' && typeof node.value === 'string'
+      ? { attribute: attributeKey(node.path), value: node.value }
+      : undefined;
+  if (node.kind !== 'valuePath' || node.path.subAttribute !== undefined) return undefined;
+  const inner = node.filter;
+  if (inner.kind !== 'compare' || inner.path.schema !== undefined || inner.path.subAttribute !== undefined)
+    return undefined;
+  if (inner.operator !== 'eq' || typeof inner.value !== 'string') return undefined;
+  return { attribute: attributeKey(inner.path, attributeKey(node.path)), value: inner.value };
 }
 
 export interface QueryResult<T> {

@@ -1,5 +1,6 @@
 import type { Request } from 'express';
-import { parseFilter, type FilterNode } from '../../src/domain/scim-filter.js';
+import { parseFilter } from './filter-parser.js';
+import type { FilterNode } from './filter-syntax.js';
 import { badRequest } from './scim-errors.js';
 
 /**

@@ -1,4 +1,4 @@
-import { lookupAttribute } from '../../src/domain/scim-filter.js';
+import { getAttribute } from './attribute-lookup.js';
 import { badRequest } from './scim-errors.js';
 import { PATCH_OP_SCHEMA } from './scim-types.js';
 
@@ -18,11 +18,11 @@ export function readPatchRequest(body: unknown): PatchOperation[] {
   if (typeof body !== 'object' || body === null || Array.isArray(body)) {
     throw badRequest('invalidSyntax', 'The request body must be a PatchOp JSON object');
   }
-  const schemas = lookupAttribute(body, 'schemas');
+  const schemas = getAttribute(body, 'schemas');
   if (!Array.isArray(schemas) || !schemas.some((schema) => schema === PATCH_OP_SCHEMA)) {
     throw badRequest('invalidSyntax', `schemas must be ["${PATCH_OP_SCHEMA}"]`);
   }
-  const operations = lookupAttribute(body, 'Operations');
+  const operations = getAttribute(body, 'Operations');
   if (!Array.isArray(operations) || operations.length === 0) {
     throw badRequest('invalidSyntax', 'Operations must be a non-empty array');
   }
@@ -34,17 +34,17 @@ function readOperation(operation: unknown, index: number): PatchOperation {
   if (typeof operation !== 'object' || operation === null || Array.isArray(operation)) {
     throw badRequest('invalidSyntax', `${label} must be an object`);
   }
-  const op = lookupAttribute(operation, 'op');
+  const op = getAttribute(operation, 'op');
   if (typeof op !== 'string' || !OPERATION_NAMES.has(op.toLowerCase())) {
     throw badRequest(
       'invalidSyntax',
       `${label}.op must be "add", "remove" or "replace", not ${JSON.stringify(op)}`,
     );
   }
-  const path = lookupAttribute(operation, 'path');
+  const path = getAttribute(operation, 'path');
   if (path !== undefined && typeof path !== 'string')
     throw badRequest('invalidPath', `${label}.path must be a string`);
-  const value = lookupAttribute(operation, 'value');
+  const value = getAttribute(operation, 'value');
   const name = op.toLowerCase() as PatchOperationName;
   if (name !== 'remove' && value === undefined)
     throw badRequest('invalidSyntax', `${label} (${name}) needs a value`);

@@ -1,4 +1,5 @@
-import { matchesFilter, type FilterNode, type PatchPath } from '../../src/domain/scim-filter.js';
+import { matchesFilter } from './filter-match.js';
+import type { FilterNode, PatchPath } from './filter-syntax.js';
 import { findAttribute, type AttributeDefinition } from './resource-schemas.js';
 import { badRequest } from './scim-errors.js';
 

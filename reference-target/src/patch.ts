@@ -1,4 +1,5 @@
-import { parsePath, type PatchPath } from '../../src/domain/scim-filter.js';
+import { parsePath } from './filter-parser.js';
+import type { PatchPath } from './filter-syntax.js';
 import type { PatchOperation } from './patch-request.js';
 import {
   applyToSelection,

@@ -1,7 +1,6 @@
-import { isBridgeError } from '../../src/domain/errors.js';
-import { parsePath } from '../../src/domain/scim-filter.js';
+import { parsePath } from './filter-parser.js';
 import { findAttribute, isOwnSchema, type ResourceSchema } from './resource-schemas.js';
-import { badRequest } from './scim-errors.js';
+import { badRequest, isScimError } from './scim-errors.js';
 
 /**
  * RFC 7644 §3.4.2.5 `attributes` / `excludedAttributes`: which attributes a response carries.
@@ -65,7 +64,7 @@ function parseEntry(parameter: string, entry: string): ReturnType<typeof parsePa
     const path = parsePath(entry);
     if (path.valueFilter === undefined) return path;
   } catch (error) {
-    if (!isBridgeError(error)) throw error;
+    if (!isScimError(error)) throw error;
   }
   throw badRequest('invalidValue', `${parameter}: ${JSON.stringify(entry)} is not an attribute path`);
 }

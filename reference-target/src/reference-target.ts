@@ -1,11 +1,10 @@
-import { BridgeError } from '../../src/domain/errors.js';
-import { createLogger, type Logger } from '../../src/ops/logger.js';
 import { BearerToken } from './bearer-auth.js';
 import type { ControlParts } from './control-router.js';
 import { createFaultControls, type FaultControls } from './fault-controls.js';
 import { FaultPlan } from './faults.js';
 import { Listener } from './listener.js';
 import { Recorder, type StatsOptions, type TargetStats } from './recorder.js';
+import { createRequestLogger, type RequestLogger } from './request-log.js';
 import { ResourceStore } from './resource-store.js';
 import { CONTROL_BASE_PATH, SCIM_BASE_PATH, buildTargetApp } from './target-app.js';
 import { createTargetState, type TargetState } from './target-state.js';
@@ -31,7 +30,8 @@ export interface ReferenceTargetOptions {
   latencyMs?: number;
   /** One JSON log line per SCIM request (to stdout), unless `logger` is given. */
   log?: boolean;
-  logger?: Logger;
+  /** Receives the line of each SCIM request instead of stdout; any pino logger will do. */
+  logger?: RequestLogger;
   /** Also serve `/__control` on this port (0: a free one), which stays up during a `refuse` outage. */
   controlPort?: number;
   bodyLimitBytes?: number;
@@ -105,7 +105,7 @@ function assemble(settings: Settings) {
     plan.set('latency', { ms: settings.latencyMs });
   const scimToken = new BearerToken(settings.token);
   const store = new ResourceStore(scimUrl);
-  const logger = settings.logger ?? (settings.log === true ? requestLogger(settings.token) : undefined);
+  const logger = settings.logger ?? (settings.log === true ? createRequestLogger() : undefined);
   // The handler runs only once the listener has started, by which time `app` exists.
   const listener = new Listener((req, res) => app(req, res), settings.host, settings.port);
   const faults = createFaultControls(plan, listener);
@@ -122,10 +122,6 @@ function assemble(settings: Settings) {
   const scim = { recorder, faults: plan, token: scimToken, store, pageCap, scimUrl, bodyLimitBytes };
   const app = buildTargetApp({ scim: logger === undefined ? scim : { ...scim, logger }, control });
   return { base, recorder, scimToken, store, listener, faults, control };
-}
-
-function requestLogger(token: string): Logger {
-  return createLogger({ level: 'info', pretty: false, secrets: [token] });
 }
 
 async function startControlListener(
@@ -147,10 +143,7 @@ function checkOptions(options: Settings): void {
     problems.push('pageCap: must be an integer of at least 1');
   if (!Number.isInteger(options.port) || options.port < 0 || options.port > 65535)
     problems.push('port: must be 0-65535');
-  if (problems.length > 0)
-    throw new BridgeError('invalid_input', `Invalid reference target options: ${problems.join('; ')}`, {
-      problems,
-    });
+  if (problems.length > 0) throw new TypeError(`Invalid reference target options: ${problems.join('; ')}`);
 }
 
 /** An IP literal as it goes into a URL: wildcard addresses become loopback, IPv6 gets brackets. */

@@ -16,6 +16,10 @@ export interface AttributeDefinition {
   returned: 'always' | 'default';
   uniqueness: 'none' | 'server';
   description: string;
+  /** RFC 7643 §7: the values a client should expect (`members.type`). */
+  canonicalValues?: string[];
+  /** RFC 7643 §7: what a `reference` may point at — resource types, `uri` or `external` (§2.3.7). */
+  referenceTypes?: string[];
   subAttributes?: AttributeDefinition[];
 }
 
@@ -63,7 +67,12 @@ const META = attribute('meta', 'Resource metadata.', {
     attribute('resourceType', 'The resource type.', { ...READ_ONLY, caseExact: true }),
     attribute('created', 'When the resource was created.', { ...READ_ONLY, type: 'dateTime' }),
     attribute('lastModified', 'When the resource was last changed.', { ...READ_ONLY, type: 'dateTime' }),
-    attribute('location', 'The URI of the resource.', { ...READ_ONLY, type: 'reference', caseExact: true }),
+    attribute('location', 'The URI of the resource.', {
+      ...READ_ONLY,
+      type: 'reference',
+      referenceTypes: ['uri'],
+      caseExact: true,
+    }),
   ],
 });
 
@@ -115,6 +124,17 @@ export const GROUP_RESOURCE_SCHEMA: ResourceSchema = {
           required: true,
         }),
         attribute('display', "The member's userName.", READ_ONLY),
+        // RFC 7643 §8.7.1 defines $ref and type for members. The platform's members are users
+        // only, and it neither stores nor returns these two: what a client sends is ignored.
+        attribute('$ref', 'The URI of the member user.', {
+          type: 'reference',
+          referenceTypes: ['User'],
+          mutability: 'immutable',
+        }),
+        attribute('type', 'The type of the member.', {
+          canonicalValues: ['User'],
+          mutability: 'immutable',
+        }),
       ],
     }),
     META,

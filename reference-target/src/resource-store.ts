@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { FilterNode } from '../../src/domain/scim-filter.js';
+import type { FilterNode } from './filter-syntax.js';
 import { queryTable, type IndexLookup, type QueryResult } from './indexed-query.js';
 import { caseExactRule, GROUP_RESOURCE_SCHEMA, USER_RESOURCE_SCHEMA } from './resource-schemas.js';
 import { compact } from './compact.js';

@@ -1,4 +1,4 @@
-import { lookupAttribute } from '../../src/domain/scim-filter.js';
+import { getAttribute } from './attribute-lookup.js';
 import { compact } from './compact.js';
 import { badRequest } from './scim-errors.js';
 import {
@@ -39,14 +39,14 @@ function isRecord(value: unknown): value is Record<string, unknown> {
 }
 
 function readString(container: unknown, name: string, label: string, problems: Problems): string | undefined {
-  const value = lookupAttribute(container, name);
+  const value = getAttribute(container, name);
   if (value === undefined || value === null) return undefined;
   if (typeof value !== 'string') return problems.add(`${label} must be a string, not ${describe(value)}`);
   return value;
 }
 
 function readRequiredString(container: unknown, name: string, label: string, problems: Problems): string {
-  const raw = lookupAttribute(container, name);
+  const raw = getAttribute(container, name);
   if (raw === undefined || raw === null) {
     problems.add(`${label} is required`);
     return '';
@@ -62,14 +62,14 @@ function readBoolean(
   label: string,
   problems: Problems,
 ): boolean | undefined {
-  const value = lookupAttribute(container, name);
+  const value = getAttribute(container, name);
   if (value === undefined || value === null) return undefined;
   if (typeof value !== 'boolean') return problems.add(`${label} must be a boolean, not ${describe(value)}`);
   return value;
 }
 
 function readArray(container: unknown, name: string, problems: Problems): unknown[] {
-  const value = lookupAttribute(container, name);
+  const value = getAttribute(container, name);
   if (value === undefined || value === null) return [];
   if (!Array.isArray(value)) return problems.add(`${name} must be an array (multi-valued)`) ?? [];
   return value as unknown[];
@@ -84,7 +84,7 @@ function describe(value: unknown): string {
 function checkBody(body: unknown, schema: string, options: ReadOptions): void {
   if (!isRecord(body)) throw badRequest('invalidSyntax', 'The request body must be a JSON object');
   if (!options.requireSchemas) return;
-  const schemas = lookupAttribute(body, 'schemas');
+  const schemas = getAttribute(body, 'schemas');
   const listed =
     Array.isArray(schemas) &&
     schemas.some((s) => typeof s === 'string' && s.toLowerCase() === schema.toLowerCase());
@@ -97,7 +97,7 @@ export function readUser(body: unknown, options: ReadOptions): UserAttributes {
   const user = compact<UserAttributes>({
     externalId: readString(body, 'externalId', 'externalId', problems),
     userName: readRequiredString(body, 'userName', 'userName', problems),
-    name: readName(lookupAttribute(body, 'name'), problems),
+    name: readName(getAttribute(body, 'name'), problems),
     displayName: readString(body, 'displayName', 'displayName', problems),
     emails: readEmails(body, problems),
     active: readBoolean(body, 'active', 'active', problems) ?? true,

@@ -1,10 +1,9 @@
 import type { Response } from 'express';
-import { BridgeError, isBridgeError, type ErrorCode } from '../../src/domain/errors.js';
 import { ERROR_SCHEMA, type ScimErrorBody } from './scim-types.js';
 
 /**
  * SCIM Errors (RFC 7644 §3.12): `status` is a string, `scimType` one of the RFC's keywords. Inside
- * the target everything throws BridgeError; this is the one place that turns it into a response.
+ * the target everything throws ScimError; this is the one place that turns it into a response.
  */
 
 export type ScimErrorType =
@@ -19,6 +18,28 @@ export type ScimErrorType =
   | 'invalidVers'
   | 'sensitive';
 
+/** The error the target throws: the HTTP status and SCIM `scimType` it answers with, `detail` as message. */
+export class ScimError extends Error {
+  override readonly name = 'ScimError';
+  readonly status: number;
+  readonly scimType: ScimErrorType | undefined;
+
+  constructor(status: number, detail: string, options: { scimType?: ScimErrorType; cause?: unknown } = {}) {
+    super(detail, options.cause === undefined ? undefined : { cause: options.cause });
+    this.status = status;
+    this.scimType = options.scimType;
+  }
+
+  /** The SCIM `detail`: the human-readable message. */
+  get detail(): string {
+    return this.message;
+  }
+}
+
+export function isScimError(error: unknown): error is ScimError {
+  return error instanceof ScimError;
+}
+
 export const SCIM_CONTENT_TYPE = 'application/scim+json';
 
 export function scimErrorBody(status: number, detail: string, scimType?: string): ScimErrorBody {
@@ -31,32 +52,21 @@ export function scimErrorBody(status: number, detail: string, scimType?: string)
 }
 
 /** A 400 with an RFC 7644 §3.12 scimType. */
-export function badRequest(scimType: ScimErrorType, detail: string): BridgeError {
-  return new BridgeError('invalid_input', detail, { status: 400, scimType, detail });
+export function badRequest(scimType: ScimErrorType, detail: string): ScimError {
+  return new ScimError(400, detail, { scimType });
 }
 
-export function notFound(id: string): BridgeError {
-  return new BridgeError('not_found', `Resource ${id} not found`, { status: 404 });
+export function notFound(id: string): ScimError {
+  return new ScimError(404, `Resource ${id} not found`);
 }
 
-export function uniquenessConflict(detail: string): BridgeError {
-  return new BridgeError('conflict', detail, { status: 409, scimType: 'uniqueness', detail });
+export function uniquenessConflict(detail: string): ScimError {
+  return new ScimError(409, detail, { scimType: 'uniqueness' });
 }
-
-const STATUS_BY_CODE: Partial<Record<ErrorCode, number>> = {
-  invalid_input: 400,
-  unauthorized: 401,
-  not_found: 404,
-  conflict: 409,
-  payload_too_large: 413,
-  unsupported_media_type: 415,
-  rate_limited: 429,
-};
 
 export function errorResponse(error: unknown): { status: number; body: ScimErrorBody } {
-  if (isBridgeError(error)) {
-    const status = error.status ?? STATUS_BY_CODE[error.code] ?? 500;
-    return { status, body: scimErrorBody(status, error.detail ?? error.message, error.scimType) };
+  if (isScimError(error)) {
+    return { status: error.status, body: scimErrorBody(error.status, error.detail, error.scimType) };
   }
   return { status: 500, body: scimErrorBody(500, 'Internal error of the reference target') };
 }

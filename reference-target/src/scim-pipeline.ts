@@ -1,8 +1,8 @@
 import type { RequestHandler } from 'express';
-import type { Logger } from '../../src/ops/logger.js';
 import type { BearerToken } from './bearer-auth.js';
 import type { FaultPlan } from './faults.js';
 import { normaliseRoute, type Recorder } from './recorder.js';
+import type { RequestLogger } from './request-log.js';
 import { sendScimFault } from './scim-errors.js';
 
 /**
@@ -16,7 +16,7 @@ export interface PipelineParts {
   recorder: Recorder;
   faults: FaultPlan;
   token: BearerToken;
-  logger?: Logger;
+  logger?: RequestLogger;
 }
 
 export function scimPipeline(parts: PipelineParts): RequestHandler {

@@ -1,5 +1,4 @@
 import express, { type ErrorRequestHandler, type Request, type Response, type Router } from 'express';
-import { BridgeError } from '../../src/domain/errors.js';
 import {
   findResourceSchema,
   RESOURCE_SCHEMAS,
@@ -13,7 +12,7 @@ import { readPatchRequest } from './patch-request.js';
 import { project, readSelection, type AttributeSelection } from './projection.js';
 import { groupEndpoint, userEndpoint, type ResourceEndpoint } from './resource-endpoints.js';
 import type { ResourceStore } from './resource-store.js';
-import { badRequest, notFound, sendScim, sendScimError, sendScimFault } from './scim-errors.js';
+import { badRequest, notFound, ScimError, sendScim, sendScimError, sendScimFault } from './scim-errors.js';
 import { LIST_RESPONSE_SCHEMA, type ListResponse, type ScimResource } from './scim-types.js';
 
 /** The platform's `/api/scim/v2` endpoints (RFC 7644 §3), behind scim-pipeline.ts. */
@@ -37,13 +36,7 @@ export function scimRouter(parts: ScimRouterParts): Router {
   for (const endpoint of [userEndpoint(parts.store), groupEndpoint(parts.store)])
     mountResource(router, endpoint, parts);
   router.use((req, res) => {
-    sendScimError(
-      res,
-      new BridgeError('not_found', 'No such endpoint', {
-        status: 404,
-        detail: `No SCIM endpoint ${req.path}`,
-      }),
-    );
+    sendScimError(res, new ScimError(404, `No SCIM endpoint ${req.path}`));
   });
   router.use(scimErrorHandler);
   return router;
@@ -178,12 +171,12 @@ function requireBody(req: Request): unknown {
   if (req.body !== undefined) return req.body;
   if (req.headers['content-type'] !== undefined && !req.is(JSON_TYPES)) {
     const detail = 'The request body must be application/scim+json or application/json';
-    throw new BridgeError('unsupported_media_type', detail, { status: 415, detail });
+    throw new ScimError(415, detail);
   }
   throw badRequest('invalidSyntax', 'The request needs a JSON body');
 }
 
-/** body-parser's errors carry a `type`; everything else is a BridgeError or a bug. */
+/** body-parser's errors carry a `type`; everything else is a ScimError or a bug. */
 const scimErrorHandler: ErrorRequestHandler = (error: unknown, _req, res: Response, _next) => {
   const type = typeof error === 'object' && error !== null && 'type' in error ? error.type : undefined;
   if (type === 'entity.parse.failed')

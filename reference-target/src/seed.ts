@@ -1,7 +1,7 @@
-import { BridgeError, isBridgeError } from '../../src/domain/errors.js';
-import { lookupAttribute } from '../../src/domain/scim-filter.js';
+import { getAttribute } from './attribute-lookup.js';
 import type { ResourceStore } from './resource-store.js';
 import { readGroup, readUser } from './resource-validation.js';
+import { badRequest, isScimError, ScimError } from './scim-errors.js';
 
 /**
  * Bulk insert for benchmarks that run the target in another process (`POST /__control/seed`).
@@ -28,7 +28,7 @@ export function seedTarget(
   );
   groups.forEach((group, index) =>
     at(`groups[${index}]`, () => {
-      const members = resolveMembers(store, lookupAttribute(group, 'members'));
+      const members = resolveMembers(store, getAttribute(group, 'members'));
       const body = typeof group === 'object' && group !== null ? { ...group, members } : group;
       store.createGroup(readGroup(body, DIRECT), ownId(group));
     }),
@@ -37,7 +37,7 @@ export function seedTarget(
 }
 
 function ownId(item: unknown): string | undefined {
-  const id = lookupAttribute(item, 'id');
+  const id = getAttribute(item, 'id');
   return typeof id === 'string' ? id : undefined;
 }
 
@@ -49,7 +49,7 @@ function resolveMembers(store: ResourceStore, members: unknown): unknown {
     const [user] = found;
     if (found.length !== 1 || user === undefined) {
       const detail = `member ${JSON.stringify(member)} is the externalId of ${found.length} users, not exactly one`;
-      throw new BridgeError('invalid_input', detail, { status: 400, detail });
+      throw badRequest('invalidValue', detail);
     }
     return { value: user.id };
   });
@@ -59,8 +59,10 @@ function at(label: string, insert: () => void): void {
   try {
     insert();
   } catch (error) {
-    if (!isBridgeError(error)) throw error;
-    const detail = `${label}: ${error.detail ?? error.message}`;
-    throw new BridgeError(error.code, detail, { status: error.status ?? 400, detail, cause: error });
+    if (!isScimError(error)) throw error;
+    throw new ScimError(error.status, `${label}: ${error.detail}`, {
+      scimType: error.scimType,
+      cause: error,
+    });
   }
 }

@@ -6,7 +6,7 @@ import type { ScimEmail, ScimGroup, ScimName, ScimUser } from './scim-types.js';
 /**
  * Direct access to the target's state for tests, seeding and out-of-band edits: no HTTP, not
  * recorded, never faulted. Inputs are checked by the same rules as HTTP bodies (without requiring
- * `schemas`), so invalid or duplicate data throws BridgeError just as the API would answer 400/409.
+ * `schemas`), so invalid or duplicate data throws ScimError just as the API would answer 400/409.
  * Returned resources are frozen; they are the stored objects themselves.
  */
 

@@ -80,4 +80,56 @@ describe('discovery', () => {
     expect(members).toMatchObject({ type: 'complex', multiValued: true });
     expect((await scim(target, 'GET', '/ResourceTypes/Device')).status).toBe(404);
   });
+
+  it('gives every reference attribute its referenceTypes (RFC 7643 §7, §2.3.7)', async () => {
+    const target = await startTarget();
+    const schemas = await scim<ListBody>(target, 'GET', '/Schemas');
+    const references = schemas.body.Resources.flatMap((schema) =>
+      attributesOf(schema).map(({ path, definition }) => ({
+        path: `${String(schema.name)} ${path}`,
+        definition,
+      })),
+    ).filter(({ definition }) => definition.type === 'reference');
+    expect(references.map(({ path }) => path)).toEqual([
+      'User meta.location',
+      'Group members.$ref',
+      'Group meta.location',
+    ]);
+    for (const { path, definition } of references) {
+      expect(definition.referenceTypes, path).toEqual(expect.arrayContaining([expect.any(String)]));
+    }
+    const location = references.find(({ path }) => path === 'User meta.location');
+    expect(location?.definition.referenceTypes).toEqual(['uri']);
+  });
+
+  it('publishes the members sub-attributes value, display, $ref and type on Group (RFC 7643 §8.7.1)', async () => {
+    const target = await startTarget();
+    const group = await scim(target, 'GET', '/Schemas/urn:ietf:params:scim:schemas:core:2.0:Group');
+    const members = (group.body.attributes as ScimObject[]).find((attribute) => attribute.name === 'members');
+    const subAttributes = (members?.subAttributes ?? []) as ScimObject[];
+    expect(subAttributes.map((attribute) => attribute.name)).toEqual(['value', 'display', '$ref', 'type']);
+    expect(subAttributes.find((attribute) => attribute.name === '$ref')).toMatchObject({
+      type: 'reference',
+      referenceTypes: ['User'],
+      multiValued: false,
+      mutability: 'immutable',
+    });
+    expect(subAttributes.find((attribute) => attribute.name === 'type')).toMatchObject({
+      type: 'string',
+      canonicalValues: ['User'],
+      multiValued: false,
+      mutability: 'immutable',
+    });
+  });
 });
+
+/** Every attribute and sub-attribute of a schema representation, with its dotted path. */
+function attributesOf(schema: ScimObject): { path: string; definition: ScimObject }[] {
+  return ((schema.attributes ?? []) as ScimObject[]).flatMap((attribute) => [
+    { path: String(attribute.name), definition: attribute },
+    ...((attribute.subAttributes ?? []) as ScimObject[]).map((sub) => ({
+      path: `${String(attribute.name)}.${String(sub.name)}`,
+      definition: sub,
+    })),
+  ]);
+}

@@ -1,9 +1,10 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, onTestFinished, vi } from 'vitest';
 import type { ReferenceTarget } from '../src/reference-target.js';
 import { ERROR_SCHEMA, newUser, patchOp, scim, startTarget } from './scim-http.js';
 
 // Real reference target over real HTTP; the faults are its own scripted ones. Each test switches
-// a fault on, observes it, switches it off and observes recovery.
+// a fault on, observes it, switches it off and observes recovery. One test fakes the clock (Date
+// only: timers and sockets stay real); the others wait on the target's state, never a fixed time.
 
 async function statuses(target: ReferenceTarget, count: number): Promise<number[]> {
   const result: number[] = [];
@@ -61,11 +62,17 @@ describe('scripted faults', () => {
   });
 
   it('admits requests again once the one-second window has passed', async () => {
+    vi.useFakeTimers({ toFake: ['Date'] });
+    onTestFinished(() => {
+      vi.useRealTimers();
+    });
     const target = await startTarget();
     target.faults.setRateLimit({ rps: 2 });
     expect(await statuses(target, 3)).toEqual([200, 200, 429]);
-    await new Promise((resolve) => setTimeout(resolve, 1100));
-    expect(await statuses(target, 2)).toEqual([200, 200]);
+    vi.setSystemTime(Date.now() + 999);
+    expect(await statuses(target, 1)).toEqual([429]);
+    vi.setSystemTime(Date.now() + 1);
+    expect(await statuses(target, 3)).toEqual([200, 200, 429]);
   });
 
   it('fails a fraction of requests with the chosen status, before they change anything', async () => {
@@ -123,7 +130,7 @@ describe('scripted faults', () => {
     const target = await startTarget();
     target.faults.setLatency({ ms: 2000 });
     const pending = connectionFailure(scim(target, 'GET', '/Users'));
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    await vi.waitFor(() => expect(target.stats().inFlight).toBe(1), { timeout: 5000, interval: 5 });
     await target.faults.setOutage('refuse');
     expect(await pending).not.toBe('answered');
     await target.faults.reset();
@@ -131,10 +138,20 @@ describe('scripted faults', () => {
   });
 
   it('ends an outage by itself after forMs', async () => {
-    const target = await startTarget();
-    await target.faults.setOutage({ mode: 'refuse', forMs: 200 });
+    const target = await startTarget({ controlPort: 0 });
+    const started = performance.now();
+    await target.faults.setOutage({ mode: 'refuse', forMs: 300 });
     expect(await connectionFailure(scim(target, 'GET', '/Users'))).toBe('ECONNREFUSED');
-    await new Promise((resolve) => setTimeout(resolve, 400));
+    await vi.waitFor(
+      async () => {
+        const health = await fetch(`${target.controlUrl}/health`);
+        expect(await health.json()).toMatchObject({ scimListening: true });
+      },
+      { timeout: 5000, interval: 20 },
+    );
+    // Not to the millisecond: a timer counts from the event loop's cached time, which may lag.
+    expect(performance.now() - started).toBeGreaterThanOrEqual(250);
+    expect(target.faults.current()).toEqual({});
     expect((await scim(target, 'GET', '/Users')).status).toBe(200);
   });
 

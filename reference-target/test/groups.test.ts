@@ -36,6 +36,18 @@ describe('Groups', () => {
     });
   });
 
+  it('accepts the members $ref and type a client sends, and keeps value and display only', async () => {
+    const target = await startTarget();
+    const ada = target.insertUser({ userName: 'ada@example.com' });
+    const reply = await scim(target, 'POST', '/Groups', {
+      body: newGroup('Engineering', {
+        members: [{ value: ada.id, $ref: ada.meta.location, type: 'User' }],
+      }),
+    });
+    expect(reply.status).toBe(201);
+    expect(reply.body.members).toEqual([{ value: ada.id, display: 'ada@example.com' }]);
+  });
+
   it('refuses members that are not existing users with 400 invalidValue naming them', async () => {
     const target = await startTarget();
     const ada = target.insertUser({ userName: 'ada@example.com' });

@@ -1,5 +1,6 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { normaliseRoute } from '../src/recorder.js';
+import { createRequestLogger } from '../src/request-log.js';
 import { newUser, patchOp, scim, startTarget, TOKEN } from './scim-http.js';
 
 // Real reference target over real HTTP; nothing is faked.
@@ -76,6 +77,26 @@ describe('request recorder', () => {
     for (let index = 0; index < 4; index += 1) await scim(target, 'GET', '/Users');
     expect(target.stats()).toMatchObject({ total: 4, droppedRequests: 2 });
     expect(target.stats().requests).toHaveLength(2);
+  });
+
+  it('writes one JSON line per SCIM request to the logger, without headers or bodies', async () => {
+    const lines: Record<string, unknown>[] = [];
+    const sink = { write: (line: string) => lines.push(JSON.parse(line) as Record<string, unknown>) };
+    const target = await startTarget({ logger: createRequestLogger(sink) });
+    await scim(target, 'POST', '/Users', { body: newUser('ada@example.com') });
+    await scim(target, 'GET', '/Users/nope', { token: 'wrong-token' });
+    await vi.waitFor(() => expect(lines).toHaveLength(2), { timeout: 5000, interval: 5 });
+    expect(lines).toEqual([
+      expect.objectContaining({
+        method: 'POST',
+        route: '/Users',
+        status: 201,
+        msg: 'reference target request',
+      }),
+      expect.objectContaining({ method: 'GET', route: '/Users/:id', status: 401 }),
+    ]);
+    const text = JSON.stringify(lines);
+    for (const secret of [TOKEN, 'wrong-token', 'ada@example.com']) expect(text).not.toContain(secret);
   });
 
   it.each([

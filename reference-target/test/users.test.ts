@@ -1,10 +1,20 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, onTestFinished, vi } from 'vitest';
 import { ERROR_SCHEMA, newUser, scim, startTarget, USER_SCHEMA, type ScimObject } from './scim-http.js';
 
-// Real reference target over real HTTP; nothing is faked.
+// Real reference target over real HTTP. The tests of lastModified fake the clock (Date only:
+// timers and sockets stay real), so that time moves exactly when they say.
 
 const ISO_DATE_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
+/** Freezes Date for the rest of the test; `advance` moves it. */
+function fakeClock(): { advance(ms: number): void } {
+  vi.useFakeTimers({ toFake: ['Date'] });
+  onTestFinished(() => {
+    vi.useRealTimers();
+  });
+  return { advance: (ms) => vi.setSystemTime(Date.now() + ms) };
+}
 
 describe('Users', () => {
   it('creates a user: 201, id, meta, schemas, Location, application/scim+json', async () => {
@@ -169,9 +179,10 @@ describe('Users', () => {
   });
 
   it('replaces a user with PUT, ignoring read-only id and meta, and moves lastModified', async () => {
+    const clock = fakeClock();
     const target = await startTarget();
     const created = target.insertUser({ userName: 'ada@example.com', externalId: 'u-1', displayName: 'Ada' });
-    await new Promise((resolve) => setTimeout(resolve, 5));
+    clock.advance(1000);
     const reply = await scim(target, 'PUT', `/Users/${created.id}`, {
       body: newUser('ada.lovelace@example.com', { id: 'other', meta: { created: 'x' }, active: false }),
     });
@@ -182,13 +193,14 @@ describe('Users', () => {
     expect(reply.body).not.toHaveProperty('displayName');
     const meta = reply.body.meta as ScimObject;
     expect(meta.created).toBe(created.meta.created);
-    expect(Date.parse(String(meta.lastModified))).toBeGreaterThan(Date.parse(created.meta.lastModified));
+    expect(Date.parse(String(meta.lastModified)) - Date.parse(created.meta.lastModified)).toBe(1000);
   });
 
   it('keeps lastModified when a PUT changes nothing', async () => {
+    const clock = fakeClock();
     const target = await startTarget();
     const created = target.insertUser({ userName: 'ada@example.com', active: true });
-    await new Promise((resolve) => setTimeout(resolve, 5));
+    clock.advance(1000);
     const reply = await scim(target, 'PUT', `/Users/${created.id}`, { body: newUser('ada@example.com') });
     expect((reply.body.meta as ScimObject).lastModified).toBe(created.meta.lastModified);
   });

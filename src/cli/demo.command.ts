@@ -5,7 +5,7 @@ import { syncView } from '../admin/sync.router.js';
 import { startBridge } from '../main.js';
 import { startEmbeddedRedis, type EmbeddedRedis } from '../ops/embedded-redis.js';
 import { exitOnSignals } from '../ops/shutdown.js';
-import { startReferenceTarget, type ReferenceTarget } from '../../reference-target/src/reference-target.js';
+import { startReferenceTarget, type ReferenceTarget } from 'scim-reference-target';
 import { formatSyncResult, watchSync, type SyncView } from './sync-report.js';
 
 const DEMO_DIRECTORY = fileURLToPath(new URL('../../config/demo-directory.json', import.meta.url));

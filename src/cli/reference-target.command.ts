@@ -1,4 +1,4 @@
-import { startReferenceTarget } from '../../reference-target/src/reference-target.js';
+import { startReferenceTarget } from 'scim-reference-target';
 import { exitOnSignals } from '../ops/shutdown.js';
 import { createLogger } from '../ops/logger.js';
 

@@ -44,6 +44,16 @@ export function createTargetClient(
   return new PlatformClient(http);
 }
 
+/** What every worker of a process shares: its store connection, the platform client, the health. */
+interface WorkerContext {
+  config: Config;
+  store: StoreSide;
+  target: PlatformClient;
+  health: TargetHealth;
+  metrics: Metrics;
+  logger: Logger;
+}
+
 /** The reconcile workers, the full-sync worker and scheduler, and the dirty sweep, on worker connections. */
 export async function startWorkerSide(
   config: Config,
@@ -51,18 +61,52 @@ export async function startWorkerSide(
   logger: Logger,
   options: { readSource?: () => Promise<Snapshot>; targetToken?: () => string } = {},
 ): Promise<WorkerSide> {
-  const { readSource } = options;
   const store = await createStoreSide(config, 'worker', logger);
   const target = createTargetClient(config, store, metrics, logger, options.targetToken);
-  const enqueue = (keys: Parameters<typeof store.producer.enqueue>[0]) => store.producer.enqueue(keys);
   const health = new TargetHealth(store.health, metrics, logger, () => store.clock.now());
-  const reconcileWorker = startReconcileWorker(
+  const context: WorkerContext = { config, store, target, health, metrics, logger };
+  const reconcileWorker = startReconcileWorkers(context);
+  const syncWorker = await startSyncWorkers(context, options.readSource);
+  const okta = oktaDirectoryFromConfig(config);
+  const oktaWorker = startOktaEventWorker(
+    store.redis,
+    {
+      process: oktaEventProcessor({
+        api: store.api,
+        readUser: (id) => store.desired.getUser(id),
+        ...(okta ? { okta } : {}),
+        logger,
+      }),
+      logger,
+    },
+    { queuePrefix: store.keys.queuePrefix() },
+  );
+  const feeder = startDirtyFeeder(store.state, (keys) => store.producer.enqueue(keys), logger);
+  return {
+    store,
+    target,
+    reconcileWorker,
+    syncWorker: syncWorker as unknown as Worker,
+    close: async () => {
+      feeder.stop();
+      await oktaWorker.close();
+      await okta?.close();
+      await syncWorker.close();
+      await reconcileWorker.close();
+      await target.http.close();
+      await store.close();
+    },
+  };
+}
+
+function startReconcileWorkers({ config, store, target, health, metrics, logger }: WorkerContext) {
+  return startReconcileWorker(
     store.redis,
     {
       state: store.state,
       target,
       deprovision: config.reconcile.deprovision,
-      enqueue,
+      enqueue: (keys) => store.producer.enqueue(keys),
       logger,
       health,
       clock: store.clock,
@@ -77,7 +121,13 @@ export async function startWorkerSide(
       queuePrefix: store.keys.queuePrefix(),
     },
   );
-  const syncWorker = await startSyncWorker(
+}
+
+function startSyncWorkers(
+  { config, store, target, health, metrics, logger }: WorkerContext,
+  readSource: (() => Promise<Snapshot>) | undefined,
+) {
+  return startSyncWorker(
     store.redis,
     {
       records: store.syncs.records,
@@ -104,34 +154,4 @@ export async function startWorkerSide(
       lockMs: config.reconcile.lockSeconds * 2000,
     },
   );
-  const okta = oktaDirectoryFromConfig(config);
-  const oktaWorker = startOktaEventWorker(
-    store.redis,
-    {
-      process: oktaEventProcessor({
-        api: store.api,
-        readUser: (id) => store.desired.getUser(id),
-        ...(okta ? { okta } : {}),
-        logger,
-      }),
-      logger,
-    },
-    { queuePrefix: store.keys.queuePrefix() },
-  );
-  const feeder = startDirtyFeeder(store.state, enqueue, logger);
-  return {
-    store,
-    target,
-    reconcileWorker,
-    syncWorker: syncWorker as unknown as Worker,
-    close: async () => {
-      feeder.stop();
-      await oktaWorker.close();
-      await okta?.close();
-      await syncWorker.close();
-      await reconcileWorker.close();
-      await target.http.close();
-      await store.close();
-    },
-  };
 }

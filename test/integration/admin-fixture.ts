@@ -1,5 +1,5 @@
 import request from 'supertest';
-import type { ReferenceTarget } from '../../reference-target/src/reference-target.js';
+import type { ReferenceTarget } from 'scim-reference-target';
 import type { DesiredUser } from '../../src/domain/identity.js';
 import { adminRouters } from '../../src/admin/admin-routes.js';
 import { adminDeps } from '../../src/wiring/admin-deps.js';

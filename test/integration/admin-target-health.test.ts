@@ -5,7 +5,7 @@ import request from 'supertest';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startBridge, type BridgeHandle } from '../../src/main.js';
 import { silentLogger } from '../../src/ops/logger.js';
-import type { ReferenceTarget } from '../../reference-target/src/reference-target.js';
+import type { ReferenceTarget } from 'scim-reference-target';
 import { testConfig } from '../support/config.js';
 import { drain, startTarget, TARGET_TOKEN } from '../support/engine.js';
 import { deleteKeys } from '../support/redis.js';

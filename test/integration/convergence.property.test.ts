@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { DesiredGroup, DesiredUser } from '../../src/domain/identity.js';
-import type { ReferenceTarget } from '../../reference-target/src/reference-target.js';
+import type { ReferenceTarget } from 'scim-reference-target';
 import { startEngine, startTarget, type EngineFixture } from '../support/engine.js';
 import { pick, seededRandom, testSeed } from '../support/random.js';
 

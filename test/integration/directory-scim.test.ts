@@ -4,7 +4,7 @@ import { loadConfig } from '../../src/config/load-config.js';
 import type { Config } from '../../src/config/schema.js';
 import { isBridgeError, type BridgeError } from '../../src/domain/errors.js';
 import type { Snapshot } from '../../src/domain/identity.js';
-import { startReferenceTarget, type ReferenceTarget } from '../../reference-target/src/reference-target.js';
+import { startReferenceTarget, type ReferenceTarget } from 'scim-reference-target';
 import { createDirectorySource } from '../../src/sources/directory/create-directory-source.js';
 
 /**

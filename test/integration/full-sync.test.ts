@@ -1,6 +1,6 @@
 import request from 'supertest';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { ReferenceTarget } from '../../reference-target/src/reference-target.js';
+import type { ReferenceTarget } from 'scim-reference-target';
 import { startEngine, startTarget, TARGET_TOKEN, type EngineFixture } from '../support/engine.js';
 
 // Real: the bridge's HTTP admin API, Redis, BullMQ (sync and reconcile workers), the reference

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { ReferenceTarget } from '../../reference-target/src/reference-target.js';
+import type { ReferenceTarget } from 'scim-reference-target';
 import { startEngine, startTarget, type EngineFixture } from '../support/engine.js';
 
 // Real: Redis, BullMQ workers, the reference target over HTTP. Each rule of SPEC §6 for users.

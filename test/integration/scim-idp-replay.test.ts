@@ -7,7 +7,7 @@ import { buildApp } from '../../src/app.js';
 import { listen, type HttpServer } from '../../src/http/server.js';
 import { silentLogger } from '../../src/ops/logger.js';
 import { createMetrics } from '../../src/ops/metrics.js';
-import type { ReferenceTarget } from '../../reference-target/src/reference-target.js';
+import type { ReferenceTarget } from 'scim-reference-target';
 import { scimRouter } from '../../src/sources/scim/scim-router.js';
 import { startEngine, startTarget, type EngineFixture } from '../support/engine.js';
 

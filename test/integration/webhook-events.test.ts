@@ -6,7 +6,7 @@ import { buildApp } from '../../src/app.js';
 import type { Config } from '../../src/config/schema.js';
 import { silentLogger } from '../../src/ops/logger.js';
 import { createMetrics } from '../../src/ops/metrics.js';
-import type { ReferenceTarget } from '../../reference-target/src/reference-target.js';
+import type { ReferenceTarget } from 'scim-reference-target';
 import type { DesiredStateApi } from '../../src/sources/desired-state.api.js';
 import type { OktaWebhookDeps } from '../../src/sources/webhooks/okta/okta.webhook.js';
 import { signatureHeader } from '../../src/sources/webhooks/events/signature.js';

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import type { ReferenceTarget } from '../../reference-target/src/reference-target.js';
+import type { ReferenceTarget } from 'scim-reference-target';
 import { startEngine, startTarget, TARGET_TOKEN, type EngineFixture } from '../support/engine.js';
 import { spawnBridge, type BridgeProcess } from '../support/processes.js';
 import { testRedisUrl } from '../support/redis.js';

@@ -5,7 +5,7 @@ import {
   startReferenceTarget,
   type ReferenceTarget,
   type ReferenceTargetOptions,
-} from '../../reference-target/src/reference-target.js';
+} from 'scim-reference-target';
 import { testConfig } from './config.js';
 import { deleteKeys } from './redis.js';
 
