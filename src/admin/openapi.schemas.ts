@@ -123,7 +123,14 @@ const SyncView = {
       type: 'object',
       required: ['code', 'message'],
       additionalProperties: false,
-      properties: { code: str, message: str },
+      properties: {
+        code: str,
+        side: {
+          enum: ['input', 'config', 'store', 'platform', 'source', 'bridge'],
+          description: 'Which side failed (input: e.g. cancelled by an operator).',
+        },
+        message: str,
+      },
     },
     cancelRequested: { const: true },
   },
