@@ -6,6 +6,7 @@ import { FINISH, START, syncRecordKeys } from '../store/lua/sync-record.lua.js';
 import type { RedisClock } from '../store/redis-clock.js';
 import type { RedisClient } from '../store/redis-connection.js';
 import { storeCall } from '../store/redis-errors.js';
+import type { SyncError } from './sync-error.js';
 
 export type SyncState = 'queued' | 'running' | 'awaiting-approval' | 'completed' | 'failed';
 export type SyncPhase =
@@ -36,7 +37,7 @@ export interface SyncRecord {
   progress: SyncProgress;
   plan?: Record<string, unknown>;
   summary?: Record<string, unknown>;
-  error?: { code: string; message: string };
+  error?: SyncError;
   /** Outcomes of the reconcile runs the sync waited on: "user:created" → n. */
   outcomes: Record<string, number>;
   /** Requests those runs sent, by method. */
