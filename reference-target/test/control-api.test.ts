@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { ReferenceTarget } from '../src/reference-target.js';
+import type { ReferenceTarget } from '../src/index.js';
 import { scim, startTarget, TOKEN } from './scim-http.js';
 
 // Real reference target over real HTTP; the control API is driven as another process would.

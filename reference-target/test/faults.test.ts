@@ -1,5 +1,5 @@
 import { describe, expect, it, onTestFinished, vi } from 'vitest';
-import type { ReferenceTarget } from '../src/reference-target.js';
+import type { ReferenceTarget } from '../src/index.js';
 import { ERROR_SCHEMA, newUser, patchOp, scim, startTarget } from './scim-http.js';
 
 // Real reference target over real HTTP; the faults are its own scripted ones. Each test switches

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ERROR_SCHEMA, filterQuery, scim, startTarget, USER_SCHEMA, type ListBody } from './scim-http.js';
-import type { ReferenceTarget } from '../src/reference-target.js';
+import type { ReferenceTarget } from '../src/index.js';
 
 // Real reference target over real HTTP; nothing is faked.
 

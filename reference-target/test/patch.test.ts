@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { ReferenceTarget } from '../src/reference-target.js';
+import type { ReferenceTarget } from '../src/index.js';
 import { ERROR_SCHEMA, patchOp, scim, startTarget, type Reply, type ScimObject } from './scim-http.js';
 
 // Real reference target over real HTTP; nothing is faked.

@@ -3,7 +3,7 @@ import {
   startReferenceTarget,
   type ReferenceTarget,
   type ReferenceTargetOptions,
-} from '../src/reference-target.js';
+} from '../src/index.js';
 
 /**
  * Shared by the reference target's contract tests: a real target on a free port per test (closed
