@@ -1,6 +1,14 @@
 import { readFileSync } from 'node:fs';
 import { request } from 'undici';
 import { secretLines } from '../config/secret-lines.js';
+import {
+  answerFailed,
+  CliError,
+  fileUnreadable,
+  requestFailed,
+  unexpectedAnswer,
+  URL_HINT,
+} from './cli-error.js';
 
 export interface AdminClientOptions {
   url: string;
@@ -13,7 +21,8 @@ export interface AdminClientOptions {
  * the CLI sends the newest (the last line).
  */
 export function adminTokenFromEnv(env: NodeJS.ProcessEnv = process.env): string {
-  const value = env.ADMIN_TOKEN_FILE ? readFileSync(env.ADMIN_TOKEN_FILE, 'utf8') : (env.ADMIN_TOKEN ?? '');
+  const file = env.ADMIN_TOKEN_FILE;
+  const value = file ? readSecretFile('ADMIN_TOKEN_FILE', file) : (env.ADMIN_TOKEN ?? '');
   return secretLines(value).at(-1) ?? '';
 }
 
@@ -21,26 +30,69 @@ export function defaultAdminUrl(env: NodeJS.ProcessEnv = process.env): string {
   return `http://127.0.0.1:${env.PORT ?? '8080'}`;
 }
 
-/** A small client of a running bridge's admin API, for the CLI commands. */
+/** A client of the bridge at --url (default http://127.0.0.1:$PORT), with the admin token of the environment. */
+export function adminClientFromEnv(
+  url: string | undefined,
+  env: NodeJS.ProcessEnv = process.env,
+): AdminClient {
+  const token = adminTokenFromEnv(env);
+  if (!token) {
+    throw new CliError(
+      'setting_missing',
+      env.ADMIN_TOKEN_FILE ? `ADMIN_TOKEN_FILE ${env.ADMIN_TOKEN_FILE} is empty` : 'ADMIN_TOKEN is not set',
+      "set ADMIN_TOKEN (or ADMIN_TOKEN_FILE) to the bridge's admin token",
+    );
+  }
+  return new AdminClient({ url: bridgeUrl(url ?? defaultAdminUrl(env)).toString(), token });
+}
+
+/** The URL of a bridge, from --url, BRIDGE_URL or PORT: http or https only. */
+export function bridgeUrl(value: string): URL {
+  const url = URL.canParse(value) ? new URL(value) : undefined;
+  if (url?.protocol === 'http:' || url?.protocol === 'https:') return url;
+  throw new CliError('invalid_argument', `${value} is not an http(s) URL`, URL_HINT);
+}
+
+/** A secret read from the file a `*_FILE` setting names. */
+export function readSecretFile(setting: string, path: string): string {
+  try {
+    return readFileSync(path, 'utf8');
+  } catch (error) {
+    throw fileUnreadable(path, error, setting);
+  }
+}
+
+/**
+ * A small client of a running bridge's admin API, for the CLI commands. Failures throw CliErrors that
+ * name the bridge's URL: no answer, an error answer (its message and problems), or an answer that is
+ * not the bridge's JSON.
+ */
 export class AdminClient {
   constructor(private readonly options: AdminClientOptions) {}
 
   async call<T>(method: 'GET' | 'POST', path: string, body?: unknown): Promise<{ status: number; body: T }> {
-    const response = await request(new URL(path, this.options.url), {
-      method,
-      headers: {
-        authorization: `Bearer ${this.options.token}`,
-        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
-      },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
-    const text = await response.body.text();
-    const parsed = (text ? JSON.parse(text) : undefined) as T;
-    if (response.statusCode >= 400) {
-      const error = (parsed as { error?: { code?: string; message?: string; problems?: string[] } }).error;
-      const problems = error?.problems?.length ? `\n  ${error.problems.join('\n  ')}` : '';
-      throw new Error(`${method} ${path}: ${response.statusCode} ${error?.message ?? text}${problems}`);
+    const base = this.options.url.replace(/\/+$/, '');
+    let status: number;
+    let text: string;
+    try {
+      const response = await request(new URL(path, this.options.url), {
+        method,
+        headers: {
+          authorization: `Bearer ${this.options.token}`,
+          ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+        },
+        body: body === undefined ? undefined : JSON.stringify(body),
+      });
+      status = response.statusCode;
+      text = await response.body.text();
+    } catch (error) {
+      throw requestFailed(base, error);
     }
-    return { status: response.statusCode, body: parsed };
+    if (status >= 400) throw answerFailed(base, status, text);
+    try {
+      return { status, body: (text ? JSON.parse(text) : undefined) as T };
+    } catch {
+      throw unexpectedAnswer(base, status, text);
+    }
   }
 }

@@ -1,37 +1,30 @@
 import { Command, InvalidArgumentError } from 'commander';
 import { runAdminCommand } from './admin-command.js';
 import { checkConfigCommand } from './check-config.command.js';
+import { cliAction } from './cli-action.js';
 import { explainCommand } from './explain.command.js';
-import { failuresCommand } from './failures.command.js';
+import { failuresCommand, type FailuresOptions } from './failures.command.js';
 import { sendEventCommand } from './send-event.command.js';
 import { demoCommand } from './demo.command.js';
-import { referenceTargetCommand } from './reference-target.command.js';
+import { referenceTargetCommand, type ReferenceTargetCommandOptions } from './reference-target.command.js';
 import { statusCommand } from './status.command.js';
-import { syncCommand } from './sync.command.js';
-import { runRole } from '../main.js';
+import { syncCommand, type SyncCommandOptions } from './sync.command.js';
+import { runRole, type Role } from '../main.js';
 
-/** `scim-bridge <command>`: the package's bin. */
+/**
+ * `scim-bridge <command>`: the package's bin. Every action goes through cliAction, the CLI's one
+ * error path: a failure prints one line to stderr and exits 1 (cli-error.ts).
+ */
 export function buildProgram(): Command {
   const program = new Command('scim-bridge')
     .description('Identity provider → platform SCIM bridge')
     .showHelpAfterError()
     .enablePositionalOptions();
-  program
-    .command('all', { isDefault: true })
-    .description('HTTP server and workers in one process')
-    .action(() => runRole('all'));
-  program
-    .command('serve')
-    .description('HTTP server only')
-    .action(() => runRole('serve'));
-  program
-    .command('worker')
-    .description('workers and scheduler only')
-    .action(() => runRole('worker'));
+  addRoleCommands(program);
   program
     .command('check-config')
     .description('validate the configuration and print it with secrets masked')
-    .action(() => checkConfigCommand());
+    .action(cliAction('check-config', () => checkConfigCommand()));
   program
     .command('sync')
     .description('start a full reconciliation on a running bridge (admin API; token from ADMIN_TOKEN)')
@@ -39,16 +32,69 @@ export function buildProgram(): Command {
     .option('--snapshot <file>', 'a directory snapshot (JSON) to reconcile against')
     .option('--wait', 'show progress until it ends, then the summary')
     .option('--url <url>', "the bridge's base URL", undefined)
-    .action(async (options: { dryRun?: boolean; snapshot?: string; wait?: boolean; url?: string }) => {
-      process.exitCode = await syncCommand(options);
-    });
+    .action(cliAction('sync', (options: SyncCommandOptions) => syncCommand(options)));
   addOperatingCommands(program);
+  addToolCommands(program);
+  return program;
+}
+
+/** all, serve, worker: a bridge's roles, started from the configuration in the environment. */
+function addRoleCommands(program: Command): void {
+  const roles: [Role, string][] = [
+    ['all', 'HTTP server and workers in one process'],
+    ['serve', 'HTTP server only'],
+    ['worker', 'workers and scheduler only'],
+  ];
+  for (const [role, description] of roles) {
+    program
+      .command(role, { isDefault: role === 'all' })
+      .description(description)
+      .action(cliAction(role, () => runRole(role), { server: true, portSetting: 'PORT' }));
+  }
+}
+
+/** status, failures, explain: read a running bridge's admin API (--url; token from ADMIN_TOKEN). */
+function addOperatingCommands(program: Command): void {
+  const url = ['--url <url>', "the bridge's base URL (default http://127.0.0.1:$PORT)"] as const;
+  program
+    .command('status')
+    .description('queue depths, last sync, target health, failure count, as a table (exit 1 unless healthy)')
+    .option(...url)
+    .action(cliAction('status', (options: { url?: string }) => runAdminCommand(options.url, statusCommand)));
+  program
+    .command('failures')
+    .description('identities the platform rejected for good, newest first; --retry enqueues them again')
+    .option('--kind <kind>', 'user or group', parseKind)
+    .option('--code <code>', 'only this error code, e.g. target_invalid_request')
+    .option('--limit <n>', 'most failures listed', parsePositiveInt, 100)
+    .option('--retry', 'retry every failure that matches (instead of listing)')
+    .option(...url)
+    .action(
+      cliAction('failures', (options: FailuresOptions & { url?: string }) =>
+        runAdminCommand(options.url, (context) => failuresCommand(context, options)),
+      ),
+    );
+  program
+    .command('explain')
+    .description("print an identity's trace: desired state, target id, last error, history")
+    .argument('<kind>', 'user or group', parseKind)
+    .argument('<key>', 'the source id, or the userName / displayName')
+    .option(...url)
+    .action(
+      cliAction('explain', (kind: 'user' | 'group', key: string, options: { url?: string }) =>
+        runAdminCommand(options.url, (context) => explainCommand(context, kind, key)),
+      ),
+    );
+}
+
+/** demo, reference-target, send-event: trying the bridge out and testing an installation. */
+function addToolCommands(program: Command): void {
   program
     .command('demo')
     .description(
       'embedded Redis, the reference target and the demo directory, reconciled with a progress bar',
     )
-    .action(() => demoCommand());
+    .action(cliAction('demo', () => demoCommand(), { server: true, portSetting: 'PORT' }));
   program
     .command('reference-target')
     .description('run the platform emulation (the reference target) as a server')
@@ -64,45 +110,23 @@ export function buildProgram(): Command {
       parsePositiveInt,
     )
     .option('--log', 'one JSON line per SCIM request')
-    .action((options: Parameters<typeof referenceTargetCommand>[0]) => referenceTargetCommand(options));
+    .action(
+      cliAction(
+        'reference-target',
+        (options: ReferenceTargetCommandOptions) => referenceTargetCommand(options),
+        { server: true, portSetting: '--port (or --control-port)' },
+      ),
+    );
   program
     .command('send-event')
     .description('sign events with WEBHOOK_SECRET and post them to a bridge (FILE, or - for stdin)')
     .argument('<file>', 'one event, {"events": [...]}, an array of events, or one event per line')
     .option('--url <url>', 'the bridge (default $BRIDGE_URL or http://127.0.0.1:$PORT)')
     .option('--batch-size <n>', 'events per request, at most 1000', parsePositiveInt, 1000)
-    .action((file: string, options: { url?: string; batchSize: number }) => sendEventCommand(file, options));
-  return program;
-}
-
-/** status, failures, explain: read a running bridge's admin API (--url; token from ADMIN_TOKEN). */
-function addOperatingCommands(program: Command): void {
-  const url = ['--url <url>', "the bridge's base URL (default http://127.0.0.1:$PORT)"] as const;
-  program
-    .command('status')
-    .description('queue depths, last sync, target health, failure count, as a table (exit 1 unless healthy)')
-    .option(...url)
-    .action((options: { url?: string }) => runAdminCommand('status', options.url, statusCommand));
-  program
-    .command('failures')
-    .description('identities the platform rejected for good, newest first; --retry enqueues them again')
-    .option('--kind <kind>', 'user or group', parseKind)
-    .option('--code <code>', 'only this error code, e.g. target_invalid_request')
-    .option('--limit <n>', 'most failures listed', parsePositiveInt, 100)
-    .option('--retry', 'retry every failure that matches (instead of listing)')
-    .option(...url)
     .action(
-      (options: { kind?: 'user' | 'group'; code?: string; limit: number; retry?: boolean; url?: string }) =>
-        runAdminCommand('failures', options.url, (context) => failuresCommand(context, options)),
-    );
-  program
-    .command('explain')
-    .description("print an identity's trace: desired state, target id, last error, history")
-    .argument('<kind>', 'user or group', parseKind)
-    .argument('<key>', 'the source id, or the userName / displayName')
-    .option(...url)
-    .action((kind: 'user' | 'group', key: string, options: { url?: string }) =>
-      runAdminCommand('explain', options.url, (context) => explainCommand(context, kind, key)),
+      cliAction('send-event', (file: string, options: { url?: string; batchSize: number }) =>
+        sendEventCommand(file, options),
+      ),
     );
 }
 

@@ -7,6 +7,7 @@ export class ProgressBar {
   private lastDone = 0;
   private lastAt = Date.now();
   private rate = 0;
+  private drawn = false;
 
   constructor(private readonly out: NodeJS.WriteStream = process.stderr) {}
 
@@ -25,13 +26,16 @@ export class ProgressBar {
     const text = `${bar} ${phase.padEnd(17)} ${done}/${total}${rate}`;
     if (this.out.isTTY) {
       this.out.write(`\r${text}\x1b[K`);
+      this.drawn = true;
     } else if (now - this.lastLine > 3000) {
       this.out.write(`${text}\n`);
       this.lastLine = now;
     }
   }
 
+  /** Ends the bar's line on a terminal, if it drew one. */
   done(): void {
-    if (this.out.isTTY) this.out.write('\n');
+    if (this.drawn) this.out.write('\n');
+    this.drawn = false;
   }
 }

@@ -20,7 +20,7 @@ export interface ReferenceTargetCommandOptions {
 export async function referenceTargetCommand(options: ReferenceTargetCommandOptions): Promise<void> {
   const token = options.token ?? process.env.TARGET_TOKEN;
   if (!token) {
-    process.stderr.write('scim-bridge reference-target: give --token or set TARGET_TOKEN\n');
+    process.stderr.write('scim-bridge reference-target: no SCIM token — pass --token or set TARGET_TOKEN\n');
     process.exit(1);
   }
   const target = await startReferenceTarget({

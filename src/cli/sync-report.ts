@@ -22,16 +22,20 @@ export interface SyncView {
 
 const ENDED = new Set(['completed', 'failed', 'awaiting-approval']);
 
-/** Polls a sync until it ends (or waits for approval), drawing the progress bar. */
+/**
+ * Polls a sync until it ends (or waits for approval), drawing the progress bar. The bar's line is
+ * ended either way, so that an error line does not start in the middle of it.
+ */
 export async function watchSync(read: () => Promise<SyncView>, bar = new ProgressBar()): Promise<SyncView> {
-  for (;;) {
-    const view = await read();
-    bar.update(view.progress.phase, view.progress.done, view.progress.total);
-    if (ENDED.has(view.state)) {
-      bar.done();
-      return view;
+  try {
+    for (;;) {
+      const view = await read();
+      bar.update(view.progress.phase, view.progress.done, view.progress.total);
+      if (ENDED.has(view.state)) return view;
+      await new Promise((resolve) => setTimeout(resolve, 250));
     }
-    await new Promise((resolve) => setTimeout(resolve, 250));
+  } finally {
+    bar.done();
   }
 }
 

@@ -1,5 +1,5 @@
-import { readFileSync } from 'node:fs';
-import { AdminClient, adminTokenFromEnv, defaultAdminUrl } from './admin-client.js';
+import { adminClientFromEnv } from './admin-client.js';
+import { readJsonFile } from './input-file.js';
 import { exitCodeFor, formatSyncResult, watchSync, type SyncView } from './sync-report.js';
 
 export interface SyncCommandOptions {
@@ -9,11 +9,13 @@ export interface SyncCommandOptions {
   url?: string;
 }
 
+const SNAPSHOT_FORM = 'a snapshot is {"users": [...], "groups": [...]}';
+
 /** `scim-bridge sync`: starts a full reconciliation on a running bridge through its admin API. */
 export async function syncCommand(options: SyncCommandOptions): Promise<number> {
-  const client = new AdminClient({ url: options.url ?? defaultAdminUrl(), token: adminTokenFromEnv() });
+  const client = adminClientFromEnv(options.url);
   const body: Record<string, unknown> = { dryRun: options.dryRun ?? false };
-  if (options.snapshot) body.snapshot = JSON.parse(readFileSync(options.snapshot, 'utf8')) as unknown;
+  if (options.snapshot) body.snapshot = readJsonFile(options.snapshot, SNAPSHOT_FORM);
   const started = await client.call<{ jobId: string; started: boolean }>('POST', '/admin/sync', body);
   const { jobId } = started.body;
   process.stdout.write(
