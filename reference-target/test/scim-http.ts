@@ -1,9 +1,5 @@
 import { afterEach } from 'vitest';
-import {
-  startReferenceTarget,
-  type ReferenceTarget,
-  type ReferenceTargetOptions,
-} from '../src/index.js';
+import { startReferenceTarget, type ReferenceTarget, type ReferenceTargetOptions } from '../src/index.js';
 
 /**
  * Shared by the reference target's contract tests: a real target on a free port per test (closed
