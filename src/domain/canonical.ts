@@ -5,8 +5,10 @@ import type { DesiredGroup, DesiredUser, Email, PersonName } from './identity.js
  * of the object form — it is kept for every identity), without the id (the key holds it), so that
  * two equal identities serialise to the same string and the store compares strings.
  *
- *   user:  [userName, externalId|null, givenName|null, familyName|null, [[email, primary 0|1, type|null]…]|null, active 0|1]
+ *   user:  [userName, externalId|null, givenName|null, familyName|null, [[email, primary 0|1, type|null]…]|null, active 0|1|null]
  *   group: [displayName, externalId|null]
+ *
+ * `active` is null while unassigned (removed by a SCIM PATCH): the platform's value is left alone.
  *
  * The index entries (lower-cased userName/displayName, externalId, lower-cased e-mails) are derived
  * from it by the store's Lua with ASCII lower-casing; only when that would differ from JavaScript's
@@ -15,7 +17,14 @@ import type { DesiredGroup, DesiredUser, Email, PersonName } from './identity.js
  */
 
 type StoredEmail = [string, 0 | 1, string | null];
-type StoredUserDoc = [string, string | null, string | null, string | null, StoredEmail[] | null, 0 | 1];
+type StoredUserDoc = [
+  string,
+  string | null,
+  string | null,
+  string | null,
+  StoredEmail[] | null,
+  0 | 1 | null,
+];
 type StoredGroupDoc = [string, string | null];
 
 export interface IndexEntries {
@@ -53,7 +62,7 @@ export function canonicalUserJson(user: DesiredUser): string {
     user.name?.givenName ?? null,
     user.name?.familyName ?? null,
     emails.length > 0 ? emails : null,
-    user.active ? 1 : 0,
+    user.active === undefined ? null : user.active ? 1 : 0,
   ];
   return JSON.stringify(doc);
 }
@@ -65,7 +74,8 @@ export function canonicalGroupJson(group: Omit<DesiredGroup, 'members'>): string
 
 export function parseStoredUser(id: string, json: string): DesiredUser {
   const [userName, externalId, givenName, familyName, emails, active] = JSON.parse(json) as StoredUserDoc;
-  const user: DesiredUser = { id, userName, active: active === 1 };
+  const user: DesiredUser = { id, userName };
+  if (active !== null) user.active = active === 1;
   if (externalId !== null) user.externalId = externalId;
   if (givenName !== null || familyName !== null) {
     user.name = {};

@@ -25,7 +25,11 @@ export interface DesiredUser {
   userName: string;
   name?: PersonName;
   emails?: Email[];
-  active: boolean;
+  /**
+   * Unassigned (RFC 7643 §2.5) after a SCIM PATCH removed it (RFC 7644 §3.5.2.2): the bridge then
+   * leaves the platform's value as it is, so a disabled account stays disabled.
+   */
+  active?: boolean;
 }
 
 export interface DesiredGroup {

@@ -21,8 +21,16 @@ export type SyntaxErrorType = 'invalidFilter' | 'invalidPath';
 
 export function syntaxError(scimType: SyntaxErrorType, input: string, message: string): BridgeError {
   const what = scimType === 'invalidFilter' ? 'filter' : 'path';
-  const text = `Invalid ${what} ${JSON.stringify(input)}: ${message}`;
+  const text = `Invalid ${what} ${quoteInput(input)}: ${message}`;
   return new BridgeError('invalid_input', text, { scimType, status: 400, detail: text });
+}
+
+/** Inputs longer than this are quoted by their start only, so that an error stays small. */
+const QUOTED_INPUT_MAX = 200;
+
+function quoteInput(input: string): string {
+  if (input.length <= QUOTED_INPUT_MAX) return JSON.stringify(input);
+  return `${JSON.stringify(input.slice(0, QUOTED_INPUT_MAX / 2))}… (${input.length} characters)`;
 }
 
 const PUNCTUATION = new Set(['(', ')', '[', ']']);

@@ -1,10 +1,12 @@
 import type { AttributePath, CompareNode, FilterNode, FilterValue } from './scim-filter-ast.js';
+import { logicalOperands } from './scim-filter-walk.js';
 
 /**
  * Evaluates a parsed filter against a resource (RFC 7644 §3.4.2.2). Attribute names match
  * case-insensitively (RFC 7643 §2.1); string values compare case-insensitively unless the attribute
  * is caseExact (RFC 7643 §2.2); a multi-valued attribute matches when any of its values matches; a
- * missing attribute simply does not match.
+ * missing attribute simply does not match. `and` / `or` chains are evaluated in a loop over their
+ * operands (scim-filter-walk.ts), so the stack grows with the filter's nesting, not with its length.
  */
 
 export interface MatchOptions {
@@ -43,9 +45,9 @@ function evaluate(
 ): boolean {
   switch (node.kind) {
     case 'and':
-      return evaluate(node.left, context, options, prefix) && evaluate(node.right, context, options, prefix);
+      return logicalOperands(node, 'and').every((operand) => evaluate(operand, context, options, prefix));
     case 'or':
-      return evaluate(node.left, context, options, prefix) || evaluate(node.right, context, options, prefix);
+      return logicalOperands(node, 'or').some((operand) => evaluate(operand, context, options, prefix));
     case 'not':
       return !evaluate(node.filter, context, options, prefix);
     case 'present':

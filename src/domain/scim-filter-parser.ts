@@ -6,11 +6,14 @@ import type {
   PatchPath,
 } from './scim-filter-ast.js';
 import { syntaxError, tokenize, type SyntaxErrorType, type Token } from './scim-filter-lexer.js';
+import { FILTER_LIMITS } from './scim-filter-limits.js';
 
 /**
  * A recursive-descent parser for the filter grammar of RFC 7644 §3.4.2.2 (operator names and
  * attribute names are case-insensitive; precedence: not > and > or; parentheses group) and the
- * PATCH path grammar of RFC 7644 §3.5.2.
+ * PATCH path grammar of RFC 7644 §3.5.2. `and` / `or` chains are parsed by loops; the parser
+ * recurses only into groupings, whose depth it caps (FILTER_LIMITS) before going deeper, as it caps
+ * the number of terms and, before tokenizing, the length: no input can exhaust the stack.
  */
 
 const COMPARE_OPERATORS: ReadonlySet<string> = new Set([
@@ -35,6 +38,8 @@ const JSON_NUMBER = /^-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?$/;
 class Parser {
   private index = 0;
   private inValueFilter = false;
+  private depth = 0;
+  private terms = 0;
 
   constructor(
     private readonly input: string,
@@ -72,6 +77,20 @@ class Parser {
     return token?.type === 'word' && token.text.toLowerCase() === word;
   }
 
+  /** Enters a grouping (a parenthesis or a value filter) opened by `token`. */
+  enter(token: Token): void {
+    this.depth += 1;
+    if (this.depth > FILTER_LIMITS.maxDepth) {
+      this.fail(
+        `nested deeper than ${FILTER_LIMITS.maxDepth} levels at position ${token.position} (the limit of parentheses and value filters open at once)`,
+      );
+    }
+  }
+
+  leave(): void {
+    this.depth -= 1;
+  }
+
   /** FILTER with `or` binding loosest. */
   parseOr(): FilterNode {
     let left = this.parseAnd();
@@ -94,9 +113,10 @@ class Parser {
   parseUnary(): FilterNode {
     const token = this.peek();
     if (token?.type === '(') {
-      this.take();
+      this.enter(this.take());
       const inner = this.parseOr();
       this.expect(')', `to close the "(" at position ${token.position}`);
+      this.leave();
       return inner;
     }
     if (this.isWord('not') && this.peek(1)?.type === '(') {
@@ -112,6 +132,12 @@ class Parser {
   parseAttributeExpression(): FilterNode {
     const token = this.peek();
     if (token?.type !== 'word') this.fail(`expected an attribute path but found ${describe(token)}`);
+    this.terms += 1;
+    if (this.terms > FILTER_LIMITS.maxTerms) {
+      this.fail(
+        `more than ${FILTER_LIMITS.maxTerms} attribute expressions (the limit of a filter) at position ${token.position}`,
+      );
+    }
     const path = this.parseAttributePath(this.take());
     if (this.peek()?.type === '[') return this.parseValuePath(path);
     const operatorToken = this.peek();
@@ -131,10 +157,12 @@ class Parser {
     if (this.inValueFilter) this.fail(`value filters cannot be nested (position ${open.position})`);
     if (path.subAttribute !== undefined)
       this.fail('a value filter must follow an attribute, not a sub-attribute');
+    this.enter(open);
     this.inValueFilter = true;
     const filter = this.parseOr();
     this.inValueFilter = false;
     this.expect(']', `to close the "[" at position ${open.position}`);
+    this.leave();
     return { kind: 'valuePath', path, filter };
   }
 
@@ -211,8 +239,20 @@ function describeText(token: Token | undefined): string {
   return token === undefined ? '...' : token.type === 'string' ? JSON.stringify(token.text) : token.text;
 }
 
+/** Refuses an input longer than FILTER_LIMITS.maxLength before any work is spent on it. */
+function checkLength(text: string, scimType: SyntaxErrorType): void {
+  if (text.length <= FILTER_LIMITS.maxLength) return;
+  const what = scimType === 'invalidFilter' ? 'a filter' : 'a path';
+  throw syntaxError(
+    scimType,
+    text,
+    `longer than ${FILTER_LIMITS.maxLength} characters (the limit of ${what})`,
+  );
+}
+
 /** Parses a filter (RFC 7644 §3.4.2.2); throws BridgeError invalid_input, scimType invalidFilter. */
 export function parseFilter(text: string): FilterNode {
+  checkLength(text, 'invalidFilter');
   const parser = new Parser(text, tokenize(text, 'invalidFilter'), 'invalidFilter');
   if (parser.atEnd()) parser.fail('the filter is empty');
   const node = parser.parseOr();
@@ -225,6 +265,7 @@ export function parseFilter(text: string): FilterNode {
 
 /** Parses a PATCH path (RFC 7644 §3.5.2); throws BridgeError invalid_input, scimType invalidPath. */
 export function parsePath(text: string): PatchPath {
+  checkLength(text, 'invalidPath');
   const parser = new Parser(text, tokenize(text, 'invalidPath'), 'invalidPath');
   const first = parser.peek();
   if (first?.type !== 'word')

@@ -18,7 +18,9 @@ export type {
   PresentNode,
   ValuePathNode,
 } from './scim-filter-ast.js';
+export { FILTER_LIMITS } from './scim-filter-limits.js';
 export { parseFilter, parsePath } from './scim-filter-parser.js';
+export { logicalOperands, someNode } from './scim-filter-walk.js';
 export {
   canonicalPath,
   isCoreSchema,

@@ -20,12 +20,16 @@ export interface UserDiff {
   operations: PatchOperation[];
 }
 
-/** The body of a POST or PUT for the desired user (RFC 7643 §4.1). */
+/**
+ * The body of a POST, and the managed attributes a PUT sets (RFC 7643 §4.1). An unassigned `active`
+ * is left out: a create takes the platform's default, and a PUT (which carries the resource as the
+ * platform holds it) keeps the platform's value.
+ */
 export function userBody(user: DesiredUser): Record<string, unknown> {
   const body: Record<string, unknown> = {
     userName: user.userName,
     externalId: targetExternalId(user),
-    active: user.active,
+    ...(user.active === undefined ? {} : { active: user.active }),
   };
   const name = nameOf(user.name);
   if (name.givenName !== undefined || name.familyName !== undefined) body.name = stripUndefined(name);
@@ -44,7 +48,9 @@ export function diffUser(desired: DesiredUser, observed: ObservedUser): UserDiff
   if (observed.userName !== desired.userName) replace('userName', desired.userName);
   if ((observed.externalId ?? undefined) !== targetExternalId(desired))
     replace('externalId', targetExternalId(desired));
-  if ((observed.active ?? true) !== desired.active) replace('active', desired.active);
+  // Unassigned (RFC 7644 §3.5.2.2: removed): whatever the platform holds stays, enabled or not.
+  if (desired.active !== undefined && (observed.active ?? true) !== desired.active)
+    replace('active', desired.active);
   const nameOps = diffName(desired, observed);
   if (nameOps.length > 0) {
     attributes.push('name');

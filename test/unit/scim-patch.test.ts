@@ -104,8 +104,14 @@ describe('applying PATCH operations', () => {
 });
 
 describe('planning group membership changes', () => {
-  const plan = (current: string[] | undefined, ...operations: unknown[]) =>
-    planMembership(parsePatchRequest(GROUP_SPEC, patchOf(...operations)), current);
+  // The id delta alone; the members' displays are planned alongside (see the test about them).
+  const plan = (current: string[] | undefined, ...operations: unknown[]) => {
+    const { displays: _displays, ...delta } = planMembership(
+      parsePatchRequest(GROUP_SPEC, patchOf(...operations)),
+      current,
+    );
+    return delta;
+  };
 
   it('turns adds and removes into one id delta, later operations winning', () => {
     expect(
@@ -139,7 +145,7 @@ describe('planning group membership changes', () => {
       patchOf({ op: 'remove', path: 'members[value sw "temp-"]' }),
     );
     expect(needsCurrentMembers(general)).toBe(true);
-    expect(planMembership(general, ['temp-1', 'keep', 'temp-2'])).toEqual({
+    expect(planMembership(general, ['temp-1', 'keep', 'temp-2'])).toMatchObject({
       add: [],
       remove: ['temp-1', 'temp-2'],
     });

@@ -74,6 +74,8 @@ describe('the managed and extra parts of a user', () => {
     expect(extra).toEqual({
       name: { honorificPrefix: 'Countess' },
       displayName: 'Ada',
+      // RFC 7643 §4.1.2: emails.display is readWrite; the platform does not keep it, the bridge does.
+      emails: [{ value: 'ada@example.com', type: 'work', display: 'Ada' }],
       phoneNumbers: [{ value: '+44', type: 'work' }],
       [ENTERPRISE_USER_SCHEMA]: { manager: { value: 'boss' } },
     });
@@ -98,6 +100,7 @@ describe('the managed and extra parts of a user', () => {
       schemas: ['urn:ietf:params:scim:schemas:core:2.0:User', ENTERPRISE_USER_SCHEMA],
       id: 'id-1',
       name: { givenName: 'Ada', familyName: 'Lovelace', honorificPrefix: 'Countess' },
+      emails: [{ value: 'ada@example.com', type: 'work', primary: true, display: 'Ada' }],
       groups: [{ value: 'g-1', $ref: 'https://bridge.example/scim/v2/Groups/g-1', type: 'direct' }],
       meta: {
         resourceType: 'User',

@@ -21,7 +21,10 @@ import { extensionOf, findAttribute, type AttributeSpec, type ResourceSpec } fro
  *    aadOptscim062020 form `{"op":"replace","value":{"name.givenName":…, "emails[type eq \"work\"].value":…}}`
  *    and Okta's `{"op":"replace","value":{"active":false}}` take the same road as a path;
  *  - read-only attributes inside a path-less value are ignored: Okta's group rename sends the
- *    group's `id` with every membership change.
+ *    group's `id` with every membership change;
+ *  - an unqualified path naming no core attribute but one of an extension is that attribute: Entra's
+ *    legacy `"path": "manager"` (its older documentation) is the enterprise extension's `manager`,
+ *    its value the manager's id as a string, `{"value": id}` or a list of one such object.
  * Rules of the PATCH engine itself (patch-apply.ts): `add`/`replace` on a value-filtered path that
  * matches nothing creates the element (Entra: `emails[type eq "work"].value` on a user without a
  * work e-mail); `remove` with a `value` removes only the listed values (Entra's default member
@@ -38,6 +41,10 @@ const URN = /^urn:/i;
 export function normaliseValue(attribute: AttributeSpec, value: unknown, element = false): unknown {
   if (attribute.multiValued && !element) {
     return Array.isArray(value) ? value.map((item) => normaliseValue(attribute, item, true)) : value;
+  }
+  // A list of one where a single complex value belongs (Entra's legacy manager: `[{"value": id}]`).
+  if (attribute.type === 'complex' && Array.isArray(value) && value.length === 1) {
+    return normaliseValue(attribute, value[0], element);
   }
   if (attribute.type === 'boolean' && typeof value === 'string') {
     const match = BOOLEAN_TEXT.exec(value);
@@ -141,6 +148,20 @@ export function pathTarget(
   if (path.subAttribute === undefined) return { attribute, element: path.valueFilter !== undefined };
   const sub = attribute.sub.get(path.subAttribute.toLowerCase());
   return sub ? { attribute: sub, element: false } : undefined;
+}
+
+/**
+ * An unqualified path that names no core attribute but an attribute of exactly one extension, as
+ * that extension's attribute (RFC 7644 §3.10 qualifies extension attributes with their URN; Entra's
+ * legacy `manager` does not). Any other path is returned as it is.
+ */
+export function qualifyPath(spec: ResourceSpec, path: PatchPath): PatchPath {
+  if (path.schema !== undefined || findAttribute(spec, path.attribute)) return path;
+  const owners = [...spec.extensions.values()].filter((extension) =>
+    extension.attributes.has(path.attribute.toLowerCase()),
+  );
+  const [owner] = owners;
+  return owners.length === 1 && owner ? { ...path, schema: owner.id } : path;
 }
 
 /** Capitalised ops (Entra without aadOptscim062020): `"Replace"` is `replace`. */

@@ -1,5 +1,6 @@
-import { matchesFilter, type FilterNode } from '../../domain/scim-filter.js';
-import { memberIds } from './group-resource.js';
+import { logicalOperands, matchesFilter, type FilterNode } from '../../domain/scim-filter.js';
+import type { DesiredStateQueries } from '../../store/desired-state.queries.js';
+import { memberValues, nestedGroup, type MemberDisplays, type MemberValue } from './group-resource.js';
 import type { PatchOperation } from './patch-operation.js';
 import { invalid } from './scim-errors.js';
 
@@ -12,6 +13,8 @@ import { invalid } from './scim-errors.js';
  *  - `remove` `members[value eq "id"]` (Okta, Entra with aadOptscim062020);
  *  - `remove` `members` with `[{"value": id}]`: only the listed members (Entra's default);
  *  - `remove` `members` without value, or `replace` `members`: the whole list.
+ * Members' displays (kept by the bridge, group-resource.ts) follow: an added member's is set, a
+ * removed member's dropped.
  */
 
 export interface MembershipPlan {
@@ -19,6 +22,8 @@ export interface MembershipPlan {
   replace?: string[];
   add: string[];
   remove: string[];
+  /** The member displays as the operations leave them. */
+  displays: MemberDisplays;
 }
 
 export function isMembersOperation(operation: PatchOperation): boolean {
@@ -27,15 +32,15 @@ export function isMembersOperation(operation: PatchOperation): boolean {
 
 /** Whether a filter is `value eq "a" or value eq "b" …`: its ids, without reading the group. */
 function filteredIds(filter: FilterNode): string[] | undefined {
-  if (filter.kind === 'or') {
-    const left = filteredIds(filter.left);
-    const right = filteredIds(filter.right);
-    return left && right ? [...left, ...right] : undefined;
+  const ids: string[] = [];
+  for (const operand of logicalOperands(filter, 'or')) {
+    if (operand.kind !== 'compare' || operand.operator !== 'eq' || typeof operand.value !== 'string')
+      return undefined;
+    const name = operand.path.attribute.toLowerCase();
+    if (name !== 'value' || operand.path.subAttribute !== undefined) return undefined;
+    ids.push(operand.value);
   }
-  if (filter.kind !== 'compare' || filter.operator !== 'eq' || typeof filter.value !== 'string')
-    return undefined;
-  const name = filter.path.attribute.toLowerCase();
-  return name === 'value' && filter.path.subAttribute === undefined ? [filter.value] : undefined;
+  return ids;
 }
 
 /** Whether planning needs the group's current members (a filter other than value equalities). */
@@ -50,11 +55,18 @@ class Membership {
   private base: Set<string> | undefined;
   private readonly added = new Set<string>();
   private readonly removed = new Set<string>();
+  private readonly displays: Map<string, string>;
 
-  constructor(private readonly current: readonly string[] | undefined) {}
+  constructor(
+    private readonly current: readonly string[] | undefined,
+    displays: MemberDisplays,
+  ) {
+    this.displays = new Map(displays);
+  }
 
-  add(ids: readonly string[]): void {
-    for (const id of ids) {
+  add(members: readonly MemberValue[]): void {
+    for (const { id, display } of members) {
+      if (display !== undefined) this.displays.set(id, display);
       if (this.base) this.base.add(id);
       else {
         this.added.add(id);
@@ -65,6 +77,7 @@ class Membership {
 
   remove(ids: readonly string[]): void {
     for (const id of ids) {
+      this.displays.delete(id);
       if (this.base) this.base.delete(id);
       else {
         this.removed.add(id);
@@ -73,10 +86,12 @@ class Membership {
     }
   }
 
-  replace(ids: readonly string[]): void {
-    this.base = new Set(ids);
+  replace(members: readonly MemberValue[]): void {
+    this.base = new Set();
     this.added.clear();
     this.removed.clear();
+    this.displays.clear();
+    this.add(members);
   }
 
   /** The members as the operations so far leave them (needs the current members unless replaced). */
@@ -89,16 +104,18 @@ class Membership {
   }
 
   plan(): MembershipPlan {
-    if (this.base) return { replace: [...this.base], add: [], remove: [] };
-    return { add: [...this.added], remove: [...this.removed] };
+    const displays = this.displays;
+    if (this.base) return { replace: [...this.base], add: [], remove: [], displays };
+    return { add: [...this.added], remove: [...this.removed], displays };
   }
 }
 
 export function planMembership(
   operations: readonly PatchOperation[],
   current: readonly string[] | undefined,
+  displays: MemberDisplays = new Map(),
 ): MembershipPlan {
-  const membership = new Membership(current);
+  const membership = new Membership(current, displays);
   for (const operation of operations) foldOperation(membership, operation);
   return membership.plan();
 }
@@ -118,16 +135,39 @@ function foldOperation(membership: Membership, operation: PatchOperation): void 
       filteredIds(filter) ??
       membership.effective().filter((id) => matchesFilter(filter, { value: id, type: 'User' }));
     if (operation.op !== 'add') membership.remove(selected);
-    if (!clears) membership.add(memberIds(operation.value, context) ?? []);
+    if (!clears) membership.add(memberValues(operation.value, context) ?? []);
   } else if (clears) {
     if (operation.op === 'remove' && operation.value !== undefined && operation.value !== null) {
-      membership.remove(memberIds(operation.value, context) ?? []);
+      const removed = memberValues(operation.value, context, 'remove') ?? [];
+      membership.remove(removed.map((member) => member.id));
     } else {
       membership.replace([]);
     }
   } else if (operation.op === 'add') {
-    membership.add(memberIds(operation.value, context) ?? []);
+    membership.add(memberValues(operation.value, context) ?? []);
   } else {
-    membership.replace(memberIds(operation.value, context) ?? []);
+    membership.replace(memberValues(operation.value, context) ?? []);
+  }
+}
+
+/** Ids placed (ZMSCORE) at a time. */
+const CHUNK = 500;
+
+/**
+ * Refuses members that are groups (400 invalidValue naming the member): the platform has no nested
+ * groups. An id that a group holds and no user does is a group's; an id the bridge does not hold
+ * yet is taken as a user still to come, as the other inputs' memberships are.
+ */
+export async function refuseNestedGroups(
+  queries: DesiredStateQueries,
+  ids: readonly string[],
+  context: string,
+): Promise<void> {
+  for (let start = 0; start < ids.length; start += CHUNK) {
+    const groups = await queries.positions('group', ids.slice(start, start + CHUNK));
+    if (groups.size === 0) continue;
+    const users = await queries.positions('user', [...groups.keys()]);
+    const nested = [...groups.keys()].find((id) => !users.has(id));
+    if (nested !== undefined) throw nestedGroup(context, nested);
   }
 }

@@ -3,8 +3,21 @@ import { Router, type Request, type Response } from 'express';
 import type { DesiredChange } from '../../domain/desired-change.js';
 import type { StoredGroup } from '../../store/desired-state.queries.js';
 import { normaliseResource } from './dialect.js';
-import { groupFromScim, groupToScim, memberIds } from './group-resource.js';
-import { isMembersOperation, needsCurrentMembers, planMembership } from './group-membership.js';
+import {
+  displaysExtra,
+  displaysOf,
+  groupFromScim,
+  groupToScim,
+  memberDisplays,
+  memberValues,
+  type MemberDisplays,
+} from './group-resource.js';
+import {
+  isMembersOperation,
+  needsCurrentMembers,
+  planMembership,
+  refuseNestedGroups,
+} from './group-membership.js';
 import {
   listRequestFromQuery,
   listRequestFromSearch,
@@ -16,6 +29,7 @@ import type { PatchOperation } from './patch-operation.js';
 import { parsePatchRequest } from './patch-request.js';
 import { FULL, project, wants, type Projection } from './projection.js';
 import { coerceResource } from './resource-coerce.js';
+import { pathId } from './resource-id.js';
 import { search, type SearchSource } from './resource-search.js';
 import { listResponse, queryOf, resourceBody, scimSignal, type ScimContext } from './scim-context.js';
 import { resourceNotFound } from './scim-errors.js';
@@ -43,24 +57,24 @@ export function groupsRouter(ctx: ScimContext): Router {
   return router;
 }
 
-function groupSource(ctx: ScimContext, base: string): SearchSource<StoredGroup> {
+export function groupSource(ctx: ScimContext, base: string): SearchSource<StoredGroup> {
   return {
     kind: 'group',
     spec: GROUP_SPEC,
     relatedAttribute: 'members',
     load: (ids, related) => ctx.queries.groups(ids, { members: related }),
     represent: (record) => groupToScim(record, base),
-    lookup: (attribute, value) => {
+    index: (attribute) => {
       switch (attribute) {
         case 'displayname':
-          return ctx.queries.groupIds('displayName', value);
+          return (value) => ctx.queries.groupIds('displayName', value);
         case 'externalid':
-          return ctx.queries.groupIds('externalId', value);
+          return (value) => ctx.queries.groupIds('externalId', value);
         case 'members':
         case 'members.value':
-          return ctx.queries.groupIds('member', value);
+          return (value) => ctx.queries.groupIds('member', value);
         case 'id':
-          return Promise.resolve([value]);
+          return (value) => Promise.resolve([value]);
         default:
           return undefined;
       }
@@ -82,7 +96,7 @@ async function listGroups(
 }
 
 function groupId(req: Request): string {
-  return String(req.params.id);
+  return pathId('Group', String(req.params.id));
 }
 
 async function readGroup(ctx: ScimContext, id: string, members: boolean): Promise<StoredGroup> {
@@ -109,16 +123,19 @@ async function createGroup(ctx: ScimContext, req: Request, res: Response): Promi
   const resource = coerceResource(GROUP_SPEC, normaliseResource(GROUP_SPEC, resourceBody(req)));
   const id = randomUUID();
   const group = groupFromScim(id, resource);
-  const members = memberIds(resource.members, 'POST /Groups') ?? [];
+  const values = memberValues(resource.members, 'POST /Groups') ?? [];
+  const members = values.map((member) => member.id);
+  await refuseNestedGroups(ctx.queries, members, 'POST /Groups');
+  const extra = displaysExtra(displaysOf(values)) ?? undefined;
   const now = ctx.now();
-  await ctx.api.upsertGroup({ ...group, members }, { mode: 'unique', signal: scimSignal(req) });
+  await ctx.api.upsertGroup({ ...group, members }, { mode: 'unique', signal: scimSignal(req), extra });
   // Answered from what was written, as POST /Users is (meta times: the store clock's at the write).
   const base = ctx.base(req);
   const stored: StoredGroup = {
     id,
     group,
     members: [...members].sort(),
-    extra: undefined,
+    extra,
     createdMs: now,
     modifiedMs: now,
     version: 1,
@@ -135,10 +152,14 @@ async function replaceGroup(ctx: ScimContext, req: Request, res: Response): Prom
     const current = await readGroup(ctx, id, false);
     const resource = coerceResource(GROUP_SPEC, normaliseResource(GROUP_SPEC, body));
     const group = groupFromScim(id, resource, current.group.externalId);
-    const members = memberIds(resource.members, `PUT /Groups/${id}`);
+    const values = memberValues(resource.members, `PUT /Groups/${id}`);
+    const members = values?.map((member) => member.id);
+    if (members) await refuseNestedGroups(ctx.queries, members, `PUT /Groups/${id}`);
+    // Asserted members replace the displays kept for them; otherwise both stay (extra undefined).
+    const extra = values ? displaysExtra(displaysOf(values)) : undefined;
     await ctx.api.upsertGroup(
       { ...group, ...(members === undefined ? {} : { members }) },
-      { mode: 'unique', signal: scimSignal(req), ifVersion: current.version },
+      { mode: 'unique', signal: scimSignal(req), ifVersion: current.version, extra },
     );
   });
   await answer(ctx, req, res, id);
@@ -171,17 +192,21 @@ async function groupPatchChanges(
   const options = { mode: 'unique' as const, signal: scimSignal(req) };
   const changes: DesiredChange[] = [];
   const others = operations.filter((operation) => !isMembersOperation(operation));
-  const plan = planMembership(memberOperations, current.members);
-  if (others.length > 0 || plan.replace) {
+  const displays = memberDisplays(current.extra);
+  const plan = planMembership(memberOperations, current.members, displays);
+  await refuseNestedGroups(ctx.queries, [...(plan.replace ?? []), ...plan.add], `PATCH /Groups/${id}`);
+  const extra = sameDisplays(plan.displays, displays) ? {} : { extra: displaysExtra(plan.displays) };
+  if (others.length > 0 || plan.replace || 'extra' in extra) {
     const scim = groupToScim({ ...current, members: [] }, ctx.base(req));
     const { id: _id, meta: _meta, schemas: _schemas, ...editable } = scim;
     const group = groupFromScim(id, coerceResource(GROUP_SPEC, applyPatch(GROUP_SPEC, editable, others)));
-    if (!jsonEqual(group, current.group) || plan.replace) {
+    if (!jsonEqual(group, current.group) || plan.replace || 'extra' in extra) {
       const members = plan.replace ? { members: plan.replace } : {};
       changes.push({
         op: 'upsertGroup',
         group: { ...group, ...members },
         ...options,
+        ...extra,
         ifVersion: current.version,
       });
     }
@@ -190,6 +215,10 @@ async function groupPatchChanges(
   if (plan.remove.length > 0)
     changes.push({ op: 'removeMembers', groupId: id, userIds: plan.remove, ...options });
   return changes;
+}
+
+function sameDisplays(a: MemberDisplays, b: MemberDisplays): boolean {
+  return a.size === b.size && [...a].every(([id, display]) => b.get(id) === display);
 }
 
 async function deleteGroup(ctx: ScimContext, req: Request, res: Response): Promise<void> {

@@ -1,5 +1,5 @@
 import { parsePath, type PatchPath } from '../../domain/scim-filter.js';
-import { normaliseOpName, normaliseValue, pathTarget } from './dialect.js';
+import { normaliseOpName, normaliseValue, pathTarget, qualifyPath } from './dialect.js';
 import { PATCH_OP_SCHEMA, type PatchOpName, type PatchOperation } from './patch-operation.js';
 import { invalid } from './scim-errors.js';
 import { isObject, keyOf } from './scim-json.js';
@@ -48,7 +48,7 @@ function parseOperation(spec: ResourceSpec, raw: unknown, index: number): PatchO
     if (op === 'remove') return removeExtension(spec, extension.id, index);
     return pathless(spec, op, { [extension.id]: value }, index);
   }
-  const path = parsePath(pathText);
+  const path = qualifyPath(spec, parsePath(pathText));
   const target = pathTarget(spec, path);
   const normalised = target ? normaliseValue(target.attribute, value, target.element) : value;
   return [{ op, path, pathText, index, ...(valueKey === undefined ? {} : { value: normalised }) }];
@@ -87,7 +87,7 @@ function expandKey(
 ): PatchOperation[] {
   let path: PatchPath;
   try {
-    path = parsePath(key);
+    path = qualifyPath(spec, parsePath(key));
   } catch {
     return [];
   }

@@ -51,8 +51,15 @@ export function invalid(scimType: ScimType, detail: string): BridgeError {
   return new BridgeError('invalid_input', detail, { scimType, status: 400, detail });
 }
 
+/** Ids longer than this are quoted by their start only, so that an error stays small. */
+const QUOTED_ID_MAX = 200;
+
 export function resourceNotFound(resourceType: string, id: string): BridgeError {
-  return new BridgeError('not_found', `${resourceType} ${JSON.stringify(id)} not found`);
+  const quoted =
+    id.length <= QUOTED_ID_MAX
+      ? JSON.stringify(id)
+      : `${JSON.stringify(id.slice(0, 100))}… (${id.length} characters)`;
+  return new BridgeError('not_found', `${resourceType} ${quoted} not found`);
 }
 
 function failure(status: number, detail: string, scimType?: string, internal = false): ScimFailure {

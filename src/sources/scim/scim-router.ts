@@ -1,13 +1,15 @@
 import { Router, type Request, type RequestHandler } from 'express';
 import { BridgeError } from '../../domain/errors.js';
+import { checkPlatformRules } from '../../domain/platform-rules.js';
 import { bearerAuth, bearerToken } from '../../http/auth.js';
 import { jsonBody } from '../../http/body.js';
 import { DesiredStateQueries } from '../../store/desired-state.queries.js';
 import type { Keys } from '../../store/keys.js';
 import type { RedisClient } from '../../store/redis-connection.js';
-import type { DesiredStateApi } from '../desired-state.api.js';
+import { DesiredStateApi } from '../desired-state.api.js';
 import { groupsRouter } from './groups.routes.js';
 import { KeyedLock } from './keyed-lock.js';
+import { rootSearchRouter } from './root-search.routes.js';
 import type { ScimContext } from './scim-context.js';
 import { scimErrorHandler, sendScimFailure, toScimFailure } from './scim-errors.js';
 import { discoveryRouter, rememberOrigin } from './scimmy-discovery.js';
@@ -19,9 +21,9 @@ import { usersRouter } from './users.routes.js';
  * In order: SCIM content type on every answer; the query pinned (express 5 re-parses `req.query` on
  * every read, so scimmy-routers' casting of startIndex/count would be lost); bearer authentication
  * (constant time, SCIM 401 with `WWW-Authenticate: Bearer`); JSON bodies (`application/scim+json`
- * and `application/json`, over the limit 413); /Users and /Groups served from the desired state by
- * the bridge's own routes; discovery and the remaining endpoints by scimmy-routers; one error
- * handler that maps every failure to a SCIM Error.
+ * and `application/json`, over the limit 413); /Users, /Groups and the root `POST /.search` served
+ * from the desired state by the bridge's own routes; discovery and the remaining endpoints by
+ * scimmy-routers; one error handler that maps every failure to a SCIM Error.
  *
  * /Users and /Groups do not go through scimmy's Resource classes: those re-slice a page their egress
  * handler already paged, turn any ordinary error into "404 Resource not found" (a Redis outage
@@ -55,33 +57,52 @@ const DEFAULT_BODY_LIMIT = 1024 * 1024;
 export function scimRouter(deps: ScimRouterDeps): Router {
   const bases = new WeakMap<Request, string>();
   const context: ScimContext = {
-    api: deps.api,
+    api: platformChecked(deps.api),
     queries: new DesiredStateQueries(deps.redis, deps.keys),
     locks: new KeyedLock(),
     now: deps.now,
-    base: (req) => bases.get(req) ?? requestBase(req),
+    base: (req) => bases.get(req) ?? requestBase(req) ?? '',
   };
   const router = Router();
   router.use((req, res, next) => {
     res.type('application/scim+json');
     pinQuery(req);
     const base = deps.baseUrl?.replace(/\/+$/, '') ?? requestBase(req);
+    if (base === undefined) return next(new BridgeError('invalid_input', 'The Host header is not a host'));
     bases.set(req, base);
-    rememberOrigin(req, new URL(base).origin);
+    // scimmy-routers appends the mount path itself: hand it what comes before (PUBLIC_URL's prefix).
+    const mount = req.baseUrl;
+    rememberOrigin(
+      req,
+      base.endsWith(mount) ? base.slice(0, base.length - mount.length) : new URL(base).origin,
+    );
     next();
   });
   router.use(bearerAuth({ token: deps.token, realm: 'scim', reject: rejectUnauthorized }));
   router.use(jsonBody(deps.bodyLimitBytes ?? DEFAULT_BODY_LIMIT, SCIM_TYPES));
   router.use(usersRouter(context));
   router.use(groupsRouter(context));
+  router.use(rootSearchRouter(context));
   router.all(['/Me', '/.search'], notImplemented);
   router.use(discoveryRouter());
   router.use(scimErrorHandler);
   return router;
 }
 
-function requestBase(req: Request): string {
-  return `${req.protocol}://${req.get('host') ?? 'localhost'}${req.baseUrl}`;
+/** This mount's URL as the request reached it; undefined when its Host header is not a host. */
+function requestBase(req: Request): string | undefined {
+  const base = `${req.protocol === 'https' ? 'https' : 'http'}://${req.get('host') ?? 'localhost'}${req.baseUrl}`;
+  return URL.canParse(base) ? base : undefined;
+}
+
+/** Every write checked against the platform's documented rules (domain/platform-rules.ts) first. */
+function platformChecked(api: DesiredStateApi): DesiredStateApi {
+  return new DesiredStateApi({
+    apply: async (changes, options) => {
+      checkPlatformRules(changes);
+      return api.apply(changes, options);
+    },
+  });
 }
 
 /** Reads the query once and keeps that object, so that changes made to it are kept. */
@@ -97,7 +118,7 @@ const rejectUnauthorized: RequestHandler = (req, res) => {
 };
 
 const notImplemented: RequestHandler = (req, _res, next) => {
-  const hint = req.path === '/.search' ? ': search /Users/.search or /Groups/.search' : '';
+  const hint = req.path === '/.search' ? ': a search across resource types is a POST (RFC 7644 §3.4.3)' : '';
   next(new BridgeError('not_enabled', `${req.path} is not implemented${hint}`));
 };
 

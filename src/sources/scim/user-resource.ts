@@ -7,7 +7,10 @@ import { ENTERPRISE_USER_SCHEMA, USER_SCHEMA } from './scim-schema.js';
 /**
  * A SCIM User (RFC 7643 §4.1, §4.3) and the bridge's two halves of it: the managed part
  * (`DesiredUser`: userName, name.givenName/familyName, emails, active, externalId — what reaches
- * the target) and the extra part (every other attribute, kept for the SCIM answers only).
+ * the target) and the extra part (every other attribute, kept for the SCIM answers only). The
+ * e-mails' `display` (readWrite, RFC 7643 §4.1.2) is not managed on the platform: the extra part
+ * keeps it as `emails: [{value, type?, display}]`, and answers put it back on the e-mail it was
+ * given with.
  */
 
 /** Attributes of the managed part, which the extra part never holds. */
@@ -36,8 +39,8 @@ export function userToScim(stored: StoredUser, base: string): JsonObject {
   const name = { ...(isObject(extraName) ? extraName : {}), ...user.name };
   if (Object.keys(name).length > 0) out.name = name;
   for (const [key, value] of Object.entries(rest)) if (!MANAGED.has(key)) out[key] = value;
-  out.active = user.active;
-  if (user.emails && user.emails.length > 0) out.emails = user.emails;
+  if (user.active !== undefined) out.active = user.active;
+  if (user.emails && user.emails.length > 0) out.emails = withDisplays(user.emails, rest.emails);
   if (stored.groups && stored.groups.length > 0) {
     out.groups = stored.groups.map((id) => ({ value: id, $ref: `${base}/Groups/${id}`, type: 'direct' }));
   }
@@ -59,8 +62,15 @@ export function meta(
   };
 }
 
-/** What a PUT leaves as it is when the body does not assert it (RFC 7644 §3.5.1). */
+/**
+ * What the user gets for `externalId` and `active` when the resource does not hold them: a POST
+ * creates an active user (the default), a PUT keeps the current values (RFC 7644 §3.5.1), a PATCH
+ * passes none — its resource is the whole patched user, so an attribute it lacks was removed and
+ * is unassigned (RFC 7644 §3.5.2.2).
+ */
 export type KeptUserAttributes = Partial<Pick<DesiredUser, 'externalId' | 'active'>>;
+
+const CREATED: KeptUserAttributes = { active: true };
 
 /**
  * Splits a checked resource (resource-coerce.ts) into the managed user and the extra attributes
@@ -69,7 +79,7 @@ export type KeptUserAttributes = Partial<Pick<DesiredUser, 'externalId' | 'activ
 export function userFromScim(
   id: string,
   resource: JsonObject,
-  kept: KeptUserAttributes = {},
+  kept: KeptUserAttributes = CREATED,
 ): { user: DesiredUser; extra: JsonObject | null } {
   const userName = resource.userName;
   if (typeof userName !== 'string' || userName.trim() === '') {
@@ -78,14 +88,14 @@ export function userFromScim(
   const externalId = typeof resource.externalId === 'string' ? resource.externalId : kept.externalId;
   const name = managedName(resource.name);
   const emails = managedEmails(resource.emails);
-  const active = typeof resource.active === 'boolean' ? resource.active : (kept.active ?? true);
+  const active = typeof resource.active === 'boolean' ? resource.active : kept.active;
   const user: DesiredUser = {
     id,
     userName,
     ...(externalId === undefined ? {} : { externalId }),
     ...(name ? { name } : {}),
     ...(emails ? { emails } : {}),
-    active,
+    ...(active === undefined ? {} : { active }),
   };
   return { user, extra: extraOf(resource) };
 }
@@ -112,9 +122,40 @@ function managedEmails(value: unknown): Email[] | undefined {
   return emails.length > 0 ? emails : undefined;
 }
 
+/** The `display` of each e-mail that has one, with what finds the e-mail again: value and type. */
+function emailDisplays(value: unknown): JsonObject[] {
+  if (!Array.isArray(value)) return [];
+  return (value as unknown[]).flatMap((item) => {
+    if (!isObject(item) || typeof item.value !== 'string' || item.value === '') return [];
+    if (typeof item.display !== 'string') return [];
+    const type = typeof item.type === 'string' ? { type: item.type } : {};
+    return [{ value: item.value, ...type, display: item.display }];
+  });
+}
+
+/** The managed e-mails with the displays kept for them (same value and type, the value ignoring case). */
+function withDisplays(emails: readonly Email[], kept: unknown): JsonObject[] {
+  const displays = Array.isArray(kept) ? (kept as unknown[]).filter(isObject) : [];
+  return emails.map((email) => {
+    const value = email.value.toLowerCase();
+    const found = displays.find(
+      (entry) =>
+        typeof entry.value === 'string' &&
+        entry.value.toLowerCase() === value &&
+        (entry.type ?? undefined) === email.type,
+    );
+    return typeof found?.display === 'string' ? { ...email, display: found.display } : { ...email };
+  });
+}
+
 function extraOf(resource: JsonObject): JsonObject | null {
   const extra: JsonObject = {};
   for (const [key, value] of Object.entries(resource)) {
+    if (key === 'emails') {
+      const displays = emailDisplays(value);
+      if (displays.length > 0) extra.emails = displays;
+      continue;
+    }
     if (MANAGED.has(key)) continue;
     if (key === 'name' && isObject(value)) {
       const { givenName: _given, familyName: _family, ...others } = value;

@@ -12,6 +12,7 @@ import { applyPatch } from './patch-apply.js';
 import { parsePatchRequest } from './patch-request.js';
 import { project, wants, type Projection } from './projection.js';
 import { coerceResource } from './resource-coerce.js';
+import { pathId } from './resource-id.js';
 import { search, type SearchSource } from './resource-search.js';
 import { listResponse, queryOf, resourceBody, scimSignal, type ScimContext } from './scim-context.js';
 import { resourceNotFound } from './scim-errors.js';
@@ -38,27 +39,27 @@ export function usersRouter(ctx: ScimContext): Router {
   return router;
 }
 
-function userSource(ctx: ScimContext, base: string): SearchSource<StoredUser> {
+export function userSource(ctx: ScimContext, base: string): SearchSource<StoredUser> {
   return {
     kind: 'user',
     spec: USER_SPEC,
     relatedAttribute: 'groups',
     load: (ids, related) => ctx.queries.users(ids, { groups: related }),
     represent: (record) => userToScim(record, base),
-    lookup: (attribute, value) => {
+    index: (attribute) => {
       switch (attribute) {
         case 'username':
-          return ctx.queries.userIds('userName', value);
+          return (value) => ctx.queries.userIds('userName', value);
         case 'externalid':
-          return ctx.queries.userIds('externalId', value);
+          return (value) => ctx.queries.userIds('externalId', value);
         case 'emails':
         case 'emails.value':
-          return ctx.queries.userIds('email', value);
+          return (value) => ctx.queries.userIds('email', value);
         case 'groups':
         case 'groups.value':
-          return ctx.queries.userIds('group', value);
+          return (value) => ctx.queries.userIds('group', value);
         case 'id':
-          return Promise.resolve([value]);
+          return (value) => Promise.resolve([value]);
         default:
           return undefined;
       }
@@ -75,7 +76,7 @@ async function listUsers(ctx: ScimContext, req: Request, res: Response, request:
 }
 
 function userId(req: Request): string {
-  return String(req.params.id);
+  return pathId('User', String(req.params.id));
 }
 
 /** The stored user, with its groups when the answer shows them. */
@@ -122,7 +123,8 @@ async function patchUser(ctx: ScimContext, req: Request, res: Response): Promise
     const scim = userToScim({ ...current, groups: [] }, ctx.base(req));
     const { id: _id, meta: _meta, schemas: _schemas, ...editable } = scim;
     const patched = applyPatch(USER_SPEC, editable, operations);
-    return write(ctx, req, userFromScim(id, coerceResource(USER_SPEC, patched)), current);
+    // Nothing kept: what the patched resource lacks was removed, and is unassigned (`active` too).
+    return write(ctx, req, userFromScim(id, coerceResource(USER_SPEC, patched), {}), current);
   });
   respond(ctx, req, res, stored);
 }
