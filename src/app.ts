@@ -1,5 +1,6 @@
 import express, { type Express, type Router } from 'express';
 import type { Config } from './config/schema.js';
+import { utf8Only } from './http/body.js';
 import { errorHandler, notFoundHandler } from './http/errors.js';
 import { healthRouter, type TargetHealthReport } from './http/health.router.js';
 import { metricsRouter } from './http/metrics.router.js';
@@ -25,8 +26,12 @@ export interface AppDeps {
 export function buildApp(deps: AppDeps): Express {
   const app = express();
   app.disable('x-powered-by');
-  app.set('trust proxy', false);
+  // TRUST_PROXY: whom to believe about X-Forwarded-* (req.secure, req.protocol, req.ip).
+  const trustProxy = deps.config.http.trustProxy;
+  app.set('trust proxy', Array.isArray(trustProxy) ? [...trustProxy] : trustProxy);
   app.use(requestLogging(deps.logger, deps.metrics));
+  // Every body is UTF-8 (415 otherwise); /scim/v2 checks it itself, to answer with a SCIM Error.
+  app.use((req, res, next) => (req.path.startsWith('/scim/v2') ? next() : utf8Only(req, res, next)));
   app.use(healthRouter({ redis: deps.redis, targetHealth: deps.targetHealth }));
   app.use(metricsRouter(deps.metrics, deps.config.inbound.metricsToken, deps.refreshMetrics));
   for (const { path, router } of deps.routes ?? []) app.use(path, router);

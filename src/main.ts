@@ -12,7 +12,7 @@ import { webhookRoutes } from './sources/webhooks/webhook-routes.js';
 import { listen, type HttpServer } from './http/server.js';
 import { createLogger, SecretRegistry, type Logger } from './ops/logger.js';
 import { createMetrics, type Metrics } from './ops/metrics.js';
-import { exitOnSignals } from './ops/shutdown.js';
+import { exitOnSignals, keepServingOnUnhandledRejections } from './ops/shutdown.js';
 import { adminRoutes } from './admin/admin-routes.js';
 import { adminDeps } from './wiring/admin-deps.js';
 import { liveSecrets, secretFilesFrom, type LiveSecrets, type SecretFiles } from './wiring/live-secrets.js';
@@ -106,6 +106,7 @@ function featureRoutes(config: Config, store: StoreSide, secrets: LiveSecrets) {
           keys: store.keys,
           now: () => store.clock.now(),
           bodyLimitBytes: config.http.bodyLimitBytes,
+          ...(config.http.publicUrl === '' ? {} : { baseUrl: `${config.http.publicUrl}/scim/v2` }),
         });
   return [
     { path: '/scim/v2', router: scim },
@@ -114,13 +115,18 @@ function featureRoutes(config: Config, store: StoreSide, secrets: LiveSecrets) {
   ];
 }
 
+/** Loads the configuration from the environment; throws `config_invalid` listing every problem. */
+export function configFromEnv(env: NodeJS.ProcessEnv = process.env): Config {
+  const config = loadConfig(env);
+  const problems = directorySettingProblems(config.directory);
+  if (problems.length > 0) throw configError(problems);
+  return config;
+}
+
 /** Loads the configuration from the environment, or prints one line per problem and exits 1. */
 export function configFromEnvOrExit(env: NodeJS.ProcessEnv = process.env): Config {
   try {
-    const config = loadConfig(env);
-    const problems = directorySettingProblems(config.directory);
-    if (problems.length > 0) throw configError(problems);
-    return config;
+    return configFromEnv(env);
   } catch (error) {
     if (isBridgeError(error, 'config_invalid')) {
       process.stderr.write(
@@ -139,5 +145,6 @@ export async function runRole(role: Role): Promise<void> {
     role,
     secretFiles: secretFilesFrom(process.env),
   });
+  keepServingOnUnhandledRejections(bridge.logger);
   exitOnSignals(bridge.logger, config.http.shutdownTimeoutSeconds * 1000, () => bridge.close());
 }

@@ -4,6 +4,7 @@ import type { Config } from '../config/schema.js';
 import type { IdentityKey } from '../domain/identity.js';
 import { validateSnapshot } from '../domain/snapshot.js';
 import { queueDepthReader } from '../queue/queue-depths.js';
+import { AdminSessionStore } from '../store/admin-session.store.js';
 import { FailureQueries } from '../store/failures.queries.js';
 import { IdentityTraceQueries } from '../store/identity-trace.queries.js';
 import type { Keys } from '../store/keys.js';
@@ -80,7 +81,13 @@ export function adminRoutes(deps: AdminDeps): { path: string; router: Router }[]
     { path: '/admin/ui', router: adminUiRouter(token) },
     {
       path: '/admin/queues',
-      router: adminQueuesRouter({ token, queues: deps.queues(), basePath: '/admin/queues' }),
+      router: adminQueuesRouter({
+        token,
+        queues: deps.queues(),
+        basePath: '/admin/queues',
+        sessions: new AdminSessionStore(deps.redis, deps.keys),
+        alwaysSecure: deps.config.http.publicUrl.startsWith('https:'),
+      }),
     },
     { path: '/admin', router: adminRouter(token, adminRouters(deps)) },
   ];

@@ -2,6 +2,7 @@ import { Router } from 'express';
 import { z } from 'zod';
 import type { IdentityKey } from '../domain/identity.js';
 import { parseKey } from '../domain/identity.js';
+import { identityIdProblem } from '../domain/platform-rules.js';
 import type { FailureQueries } from '../store/failures.queries.js';
 import { jsonBody } from '../http/body.js';
 import { parseInput } from './admin-input.js';
@@ -24,7 +25,11 @@ const listQuery = z.strictObject({
 });
 
 const MAX_KEYS = 10_000;
-const identityKey = z.string().refine((text) => parseKey(text) !== undefined, 'not user:<id> or group:<id>');
+/** An identity key whose id the store could hold (checked before anything reads Redis). */
+const identityKey = z.string().refine((text) => {
+  const key = parseKey(text);
+  return key !== undefined && identityIdProblem(key.id) === undefined;
+}, 'not user:<id> or group:<id> (an id is non-empty, without control characters)');
 const retryBody = z.union([
   z.strictObject({ all: z.literal(true), kind: kind.optional(), code: code.optional() }),
   z.strictObject({ keys: z.array(identityKey).min(1).max(MAX_KEYS) }),

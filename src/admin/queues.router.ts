@@ -3,16 +3,20 @@ import { createBullBoard } from '@bull-board/api';
 import { BullMQAdapter } from '@bull-board/api/bullMQAdapter';
 import { ExpressAdapter } from '@bull-board/express';
 import type { Queue } from 'bullmq';
-import { Router, type RequestHandler } from 'express';
+import { Router, type Request, type RequestHandler } from 'express';
 import { BridgeError } from '../domain/errors.js';
 import { bearerAuth, bearerToken, secretsEqual } from '../http/auth.js';
+import type { AdminSessionStore } from '../store/admin-session.store.js';
 
 /**
  * bull-board at /admin/queues, read-only, behind the admin token. A browser cannot send a bearer
  * header when it opens a page, so the dashboard first calls POST /admin/queues/session with the
- * token, which sets an HttpOnly, SameSite=Strict cookie scoped to this path alone. The cookie holds
- * an HMAC of the token, not the token: a new ADMIN_TOKEN invalidates it, and the admin API itself
- * never accepts cookies (so it needs no CSRF defence). Bearer requests work too (scripts).
+ * token, which opens a session (admin-session.store.ts: in Redis, expiring after 8 hours) and sets
+ * an HttpOnly, SameSite=Strict cookie scoped to this path alone — `Secure` when the request came
+ * over HTTPS (as TRUST_PROXY lets the bridge see behind a proxy) or PUBLIC_URL is https.
+ * DELETE /admin/queues/session (the dashboard's sign-out) closes it on the server. A session is
+ * bound to the admin token it was opened with: a new ADMIN_TOKEN ends it. The admin API itself never
+ * accepts cookies (so it needs no CSRF defence). Bearer requests work too (scripts).
  */
 
 export interface AdminQueuesDeps {
@@ -20,6 +24,9 @@ export interface AdminQueuesDeps {
   queues: readonly Queue[];
   /** Where the router is mounted, for the board's links and assets. */
   basePath: string;
+  sessions: AdminSessionStore;
+  /** Marks the cookie Secure whatever the request says (PUBLIC_URL is https). */
+  alwaysSecure?: boolean;
 }
 
 const COOKIE = 'scim-bridge-queues';
@@ -52,22 +59,24 @@ export function adminQueuesRouter(deps: AdminQueuesDeps): Router {
       return next(new BridgeError('not_enabled', 'The admin API is not enabled: set ADMIN_TOKEN'));
     next();
   });
-  const cookiePath = deps.basePath.replace(/\/+$/, '') || '/';
-  router.post('/session', bearerAuth({ token: deps.token, realm: 'scim-bridge admin' }), (req, res) => {
-    res.cookie(COOKIE, sessionValue(deps.token()), {
-      httpOnly: true,
-      sameSite: 'strict',
-      secure: req.secure,
-      path: cookiePath,
-      maxAge: MAX_AGE_SECONDS * 1000,
-    });
+  const cookie = (req: Request) => ({
+    httpOnly: true,
+    sameSite: 'strict' as const,
+    secure: deps.alwaysSecure === true || req.secure,
+    path: deps.basePath.replace(/\/+$/, '') || '/',
+  });
+  router.post('/session', bearerAuth({ token: deps.token, realm: 'scim-bridge admin' }), async (req, res) => {
+    const id = await deps.sessions.open(sessionValue(deps.token()), MAX_AGE_SECONDS);
+    res.cookie(COOKIE, id, { ...cookie(req), maxAge: MAX_AGE_SECONDS * 1000 });
     res.status(204).end();
   });
-  router.delete('/session', (_req, res) => {
-    res.clearCookie(COOKIE, { httpOnly: true, sameSite: 'strict', path: cookiePath });
+  router.delete('/session', async (req, res) => {
+    const id = readCookie(req.headers.cookie, COOKIE);
+    if (id !== undefined) await deps.sessions.close(id);
+    res.clearCookie(COOKIE, cookie(req));
     res.status(204).end();
   });
-  router.use(cookieOrBearer(deps.token));
+  router.use(sessionOrBearer(deps));
   router.use((_req, res, next) => {
     res.set({ 'Content-Security-Policy': CSP, 'X-Frame-Options': 'DENY', 'Referrer-Policy': 'no-referrer' });
     next();
@@ -96,12 +105,14 @@ function sessionValue(token: string): string {
   return createHmac('sha256', token).update('scim-bridge queue board session').digest('base64url');
 }
 
-function cookieOrBearer(token: () => string): RequestHandler {
-  const bearer = bearerAuth({ token, realm: 'scim-bridge admin' });
-  return (req, res, next) => {
-    const cookie = readCookie(req.headers.cookie, COOKIE);
-    if (cookie !== undefined && bearerToken(req.headers.authorization) === undefined) {
-      if (secretsEqual(cookie, sessionValue(token()))) return next();
+/** A live session opened with the current admin token, or else the bearer token. */
+function sessionOrBearer(deps: AdminQueuesDeps): RequestHandler {
+  const bearer = bearerAuth({ token: deps.token, realm: 'scim-bridge admin' });
+  return async (req, res, next) => {
+    const id = readCookie(req.headers.cookie, COOKIE);
+    if (id !== undefined && bearerToken(req.headers.authorization) === undefined) {
+      const openedWith = await deps.sessions.read(id);
+      if (openedWith !== undefined && secretsEqual(openedWith, sessionValue(deps.token()))) return next();
     }
     bearer(req, res, next);
   };

@@ -1,7 +1,9 @@
 import type { z } from 'zod';
 import type { DesiredGroup, DesiredUser, Snapshot } from './identity.js';
+import { identityIdProblem } from './platform-rules.js';
 import { ProblemList, quote } from './snapshot-problems.js';
 import { groupSchema, userSchema } from './snapshot.schema.js';
+import { findMalformedText, MALFORMED_TEXT_REASON } from './well-formed-text.js';
 
 /**
  * Validates a snapshot one item at a time (SPEC §5.4), so that a large file can be read item by item
@@ -46,12 +48,14 @@ export class SnapshotValidator {
   addUser(raw: unknown): void {
     const index = this.state.users.count++;
     this.parse(raw, index, 'users', userSchema, this.users);
+    this.checkText(raw, index, 'users');
     this.checkUnique(raw, index, 'users', 'userName');
   }
 
   addGroup(raw: unknown): void {
     const index = this.state.groups.count++;
     this.parse(raw, index, 'groups', groupSchema, this.groups);
+    this.checkText(raw, index, 'groups');
     this.checkUnique(raw, index, 'groups', 'displayName');
     const members = field(raw, 'members');
     if (Array.isArray(members)) this.memberLists.push({ index, members: members as unknown[] });
@@ -80,6 +84,22 @@ export class SnapshotValidator {
     if (result.success) into.push(result.data);
     else
       for (const issue of result.error.issues) this.problems.add([kind, index, ...issue.path], issue.message);
+  }
+
+  /**
+   * Every string of the item is well-formed Unicode, and the ids the store keys on hold no control
+   * character: either would fail the store's write half-way through a sync.
+   */
+  private checkText(raw: unknown, index: number, kind: Kind): void {
+    const malformed = findMalformedText(raw);
+    if (malformed) this.problems.add([kind, index, ...malformed], MALFORMED_TEXT_REASON);
+    const ids: [PropertyKey[], unknown][] = [[['id'], field(raw, 'id')]];
+    const members = kind === 'groups' ? field(raw, 'members') : undefined;
+    if (Array.isArray(members)) members.forEach((m: unknown, i) => ids.push([['members', i], m]));
+    for (const [path, id] of ids) {
+      const problem = typeof id === 'string' && id.trim() !== '' ? identityIdProblem(id) : undefined;
+      if (problem) this.problems.add([kind, index, ...path], `not a usable id: ${problem}`);
+    }
   }
 
   private checkUnique(raw: unknown, index: number, kind: Kind, nameField: 'userName' | 'displayName'): void {

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { DesiredGroup, DesiredUser, Email, PersonName } from './identity.js';
+import { userRuleProblems } from './platform-rules.js';
 
 /**
  * The shape of a directory snapshot (SPEC §5.4), as zod checks it one item at a time. Unknown
@@ -40,17 +41,15 @@ export const userSchema = z
     },
     expect('an object'),
   )
-  .superRefine((user, ctx) => {
-    const primaries = (user.emails ?? []).flatMap((e, i) => (e.primary === true ? [i] : []));
-    // RFC 7643 §2.4: the primary attribute value "true" may appear at most once.
-    for (const index of primaries.slice(1)) {
-      ctx.addIssue({
-        code: 'custom',
-        path: ['emails', index, 'primary'],
-        message: 'a second primary e-mail',
-      });
-    }
-  })
+  // The platform's own rules (platform-rules.ts, shared with the other edges), once the shape holds.
+  .superRefine(
+    (user, ctx) => {
+      for (const problem of userRuleProblems(user)) {
+        ctx.addIssue({ code: 'custom', path: [...problem.path], message: problem.reason });
+      }
+    },
+    { when: (payload) => payload.issues.length === 0 },
+  )
   .transform((user): DesiredUser => {
     const out: DesiredUser = { id: user.id, userName: user.userName, active: user.active ?? true };
     if (present(user.externalId)) out.externalId = user.externalId;

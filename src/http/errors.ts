@@ -16,8 +16,19 @@ const STATUS: Partial<Record<ErrorCode, number>> = {
   source_invalid: 502,
 };
 
+/** The code of a 4xx that express, the router or body-parser raised (http-errors' `status`). */
+const CODE_OF_STATUS: Readonly<Record<number, ErrorCode>> = {
+  401: 'unauthorized',
+  404: 'not_found',
+  409: 'conflict',
+  413: 'payload_too_large',
+  415: 'unsupported_media_type',
+  429: 'rate_limited',
+};
+
 export function statusForError(error: BridgeError): number {
-  return STATUS[error.code] ?? (error.side === 'platform' ? 502 : 500);
+  const own = error.side === 'input' && isClientStatus(error.status) ? error.status : undefined;
+  return own ?? STATUS[error.code] ?? (error.side === 'platform' ? 502 : 500);
 }
 
 /** The JSON error body outside /scim/v2 (SPEC §4): {"error": {"code", "message", "problems"?}}. */
@@ -32,18 +43,49 @@ export function sendError(res: Response, error: BridgeError): void {
   res.status(statusForError(error)).json({ error: body });
 }
 
-/** Turns anything thrown into a BridgeError: body-parser errors, Redis outages, the rest is internal. */
+/**
+ * Turns anything thrown into a BridgeError. Body-parser's and the router's own errors keep their
+ * 4xx (a malformed `%`-escape in a path, a corrupt gzip body, an aborted upload are the client's
+ * fault, never a 500); Redis outages become 503; anything else is internal.
+ */
 export function toBridgeError(error: unknown): BridgeError {
   if (error instanceof BridgeError) return error;
   if (isRedisUnavailable(error)) return new BridgeError('store_unavailable', undefined, { cause: error });
-  const type = typeof error === 'object' && error !== null && 'type' in error ? String(error.type) : '';
+  const type = field(error, 'type');
   if (type === 'entity.too.large') return new BridgeError('payload_too_large', undefined, { cause: error });
   if (type === 'entity.parse.failed')
     return new BridgeError('invalid_input', 'The body is not valid JSON', { cause: error });
   if (type === 'encoding.unsupported' || type === 'charset.unsupported') {
     return new BridgeError('unsupported_media_type', 'Unsupported body encoding', { cause: error });
   }
+  const status = Number(field(error, 'status') ?? field(error, 'statusCode'));
+  if (isClientStatus(status)) return clientError(error, status);
   return new BridgeError('internal', undefined, { cause: error });
+}
+
+/** A 4xx raised outside the bridge's code, with a message that names no internals. */
+function clientError(error: unknown, status: number): BridgeError {
+  const code = CODE_OF_STATUS[status] ?? 'invalid_input';
+  const type = field(error, 'type');
+  const message =
+    type === 'request.aborted' || type === 'request.size.invalid'
+      ? 'The request body was not received whole'
+      : /^Failed to decode param/.test(String(field(error, 'message')))
+        ? 'The path holds a malformed %-escape'
+        : /^Z_/.test(String(field(error, 'code')))
+          ? 'The body is not what its Content-Encoding says (corrupt gzip or deflate data)'
+          : undefined;
+  return new BridgeError(code, message, { cause: error, status });
+}
+
+function isClientStatus(status: number | undefined): status is number {
+  return status !== undefined && Number.isInteger(status) && status >= 400 && status < 500;
+}
+
+function field(error: unknown, name: string): unknown {
+  return typeof error === 'object' && error !== null && name in error
+    ? (error as Record<string, unknown>)[name]
+    : undefined;
 }
 
 export const errorHandler: ErrorRequestHandler = (error: unknown, req, res, _next) => {

@@ -1,4 +1,5 @@
 import { Router } from 'express';
+import { redactText } from '../ops/redact.js';
 import type { RedisClient } from '../store/redis-connection.js';
 import { pingRedis } from '../store/redis-connection.js';
 
@@ -27,14 +28,28 @@ export function healthRouter(deps: HealthDeps): Router {
     try {
       await pingRedis(deps.redis, 1000);
     } catch (error) {
-      const reason = error instanceof Error ? error.message : 'unreachable';
+      const reason = error instanceof Error ? redactText(error.message) : 'unreachable';
       res.status(503).json({ status: 'unavailable', redis: { state: 'unreachable', reason } });
       return;
     }
     const target = deps.targetHealth
-      ? await deps.targetHealth().catch(() => ({ state: 'unknown' as const }))
+      ? await deps.targetHealth().then(publicReport, () => ({ state: 'unknown' as const }))
       : undefined;
     res.json({ status: 'ready', redis: { state: 'reachable' }, ...(target ? { target } : {}) });
   });
   return router;
+}
+
+/**
+ * What /readyz, which needs no credentials, shows of the target's health: the platform's error
+ * text redacted as /admin/status shows it, and `since` only when a change was recorded (the
+ * store answers the epoch before anything happened).
+ */
+function publicReport(report: TargetHealthReport): TargetHealthReport {
+  const since = report.since === undefined ? NaN : Date.parse(report.since);
+  return {
+    state: report.state,
+    ...(Number.isFinite(since) && since > 0 ? { since: report.since } : {}),
+    ...(report.detail ? { detail: redactText(report.detail) } : {}),
+  };
 }

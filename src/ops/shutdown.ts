@@ -32,3 +32,17 @@ export function exitOnSignals(logger: Logger, timeoutMs: number, close: () => Pr
   process.once('SIGTERM', handle);
   process.once('SIGINT', handle);
 }
+
+/**
+ * Logs an unhandled promise rejection and keeps serving. Node's default ends the process, so one
+ * stray promise of one request (a Redis command that times out after its request was answered)
+ * would take every other request and the workers with it. Uncaught exceptions still end the
+ * process: after one, its state is unknown. Returns the function that removes the handler.
+ */
+export function keepServingOnUnhandledRejections(logger: Logger): () => void {
+  const handler = (reason: unknown) => {
+    logger.error({ err: reason }, 'unhandled promise rejection: logged, the process keeps serving');
+  };
+  process.on('unhandledRejection', handler);
+  return () => process.off('unhandledRejection', handler);
+}

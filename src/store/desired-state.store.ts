@@ -8,6 +8,9 @@ import {
   type IndexEntries,
 } from '../domain/canonical.js';
 import { BridgeError } from '../domain/errors.js';
+import { boundedEventTime } from '../domain/event-time.js';
+import { identityIdProblem } from '../domain/platform-rules.js';
+import { findMalformedText, formatJsonPath, MALFORMED_TEXT_REASON } from '../domain/well-formed-text.js';
 import type {
   BatchOptions,
   BatchResult,
@@ -41,6 +44,7 @@ export class DesiredStateStore {
   ) {}
 
   async apply(changes: readonly DesiredChange[], options: BatchOptions = {}): Promise<BatchResult> {
+    checkBatch(changes, options);
     const now = this.clock.now();
     const ops = changes.map((change) => this.toOp(change, now));
     const events = options.events;
@@ -62,7 +66,9 @@ export class DesiredStateStore {
       touched?: string[] | Record<string, never>;
       conflict?: { index: number; owner: string };
       modified?: number;
+      invalid?: { index: number; reason: string };
     };
+    if (parsed.invalid) throw invalidOpError(parsed.invalid);
     if (parsed.conflict) throw conflictError(changes[parsed.conflict.index], parsed.conflict.owner);
     if (parsed.modified !== undefined) {
       throw new BridgeError('conflict', 'The identity changed meanwhile; read it again', {
@@ -91,10 +97,9 @@ export class DesiredStateStore {
   }
 
   private toOp(change: DesiredChange, now: number): Record<string, unknown> {
-    checkIds(change);
     const common = {
       ...(change.ifVersion === undefined ? {} : { ifv: String(change.ifVersion) }),
-      ...(change.eventTime === undefined ? {} : { evt: String(change.eventTime) }),
+      ...(change.eventTime === undefined ? {} : { evt: String(boundedEventTime(change.eventTime, now)) }),
       ...(change.eventIndex === undefined ? {} : { event: change.eventIndex }),
       entry: change.signal ? this.entry(change.signal, now) : '',
       mode: change.mode ?? 'unique',
@@ -161,28 +166,45 @@ function changeTarget(change: DesiredChange): IdentityKey {
   }
 }
 
-/** Keys and the membership index join ids with a line break: ids may not hold control characters. */
-function checkIds(change: DesiredChange): void {
-  const ids = [
-    changeTarget(change).id,
-    ...('userIds' in change ? change.userIds : []),
-    ...('group' in change && change.group.members ? change.group.members : []),
-  ];
-  const bad = ids.find((id) => id === '' || hasControlCharacter(id));
-  if (bad !== undefined) {
-    throw new BridgeError(
-      'invalid_input',
-      `An id must be non-empty, without control characters: ${JSON.stringify(bad)}`,
-    );
-  }
+/**
+ * Everything the batch script could fail on is refused here, before anything is sent: ids the
+ * keys and the membership index cannot hold (identityIdProblem), text that is not well-formed
+ * Unicode (the script's JSON decoder refuses lone surrogates), event times that are not numbers.
+ */
+function checkBatch(changes: readonly DesiredChange[], options: BatchOptions): void {
+  changes.forEach((change, index) => {
+    const ids = [
+      changeTarget(change).id,
+      ...('userIds' in change ? change.userIds : []),
+      ...('group' in change && change.group.members ? change.group.members : []),
+    ];
+    for (const id of ids) {
+      const problem = identityIdProblem(id);
+      if (problem) throw invalidChange(index, `the id ${JSON.stringify(id)} ${idReason(problem)}`);
+    }
+    const malformed = findMalformedText(change);
+    if (malformed) throw invalidChange(index, `${formatJsonPath(malformed)}: ${MALFORMED_TEXT_REASON}`);
+    if (change.eventTime !== undefined && !Number.isFinite(change.eventTime)) {
+      throw invalidChange(index, 'eventTime: not a time');
+    }
+  });
+  const malformed = findMalformedText(options.events?.ids ?? []);
+  if (malformed) throw new BridgeError('invalid_input', `An event id is ${MALFORMED_TEXT_REASON}`);
 }
 
-function hasControlCharacter(text: string): boolean {
-  for (let i = 0; i < text.length; i++) {
-    const code = text.charCodeAt(i);
-    if (code < 32 || code === 127) return true;
-  }
-  return false;
+function idReason(problem: string): string {
+  return problem === 'empty' ? 'is empty' : `${problem} (ids hold none)`;
+}
+
+function invalidChange(index: number, reason: string): BridgeError {
+  return new BridgeError('invalid_input', `Change ${index} is invalid: ${reason}`, { status: 400 });
+}
+
+function invalidOpError(invalid: { index: number; reason: string }): BridgeError {
+  return new BridgeError(
+    'invalid_input',
+    `The store refused the batch (change ${invalid.index}): ${invalid.reason}`,
+  );
 }
 
 function extraField(extra: unknown): { extra?: string } {

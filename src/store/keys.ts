@@ -40,11 +40,15 @@ import type { IdentityKind } from '../domain/identity.js';
  *   P:target:health     hash   state, since, detail of the target as the workers see it
  *   P:sync:<syncId>     hash   one full reconciliation's record (state, progress, plan, summary)
  *   P:sync:<syncId>:pending  zset  identity keys the sync is waiting on → time enqueued
- *   P:sync:<syncId>:held     list  identity keys whose deprovisioning awaits approval
- *   P:sync:<syncId>:snapshot string the snapshot a sync was started with (JSON, 24 h)
+ *   P:sync:<syncId>:held     string a held sync's record (JSON): its source and user count, the ids
+ *                              whose removal awaits approval; kept until the sync ends
+ *   P:sync:<syncId>:snapshot string the snapshot a sync was started with (JSON, 24 h), or that a held
+ *                              sync read from its directory source; kept until it ends once held
  *   P:sync:active       string id of the running (or held) full reconciliation
  *   P:sync:runs         zset   sync ids by start time (history)
  *   P:events:<source>:<id>  string  seen webhook event ids (24 h)
+ *   P:session:<digest>  string  a queue-board session (the SHA-256 of its cookie → the admin token's
+ *                              HMAC it was opened with), expiring with the session
  *   P:q                 prefix of the BullMQ queues
  *
  * Lua scripts never build a key: the caller builds every key a script touches here and hands it in
@@ -103,6 +107,7 @@ export interface Keys {
   syncActive(): string;
   syncRuns(): string;
   seenEvent(source: string, eventId: string): string;
+  adminSession(digest: string): string;
   queuePrefix(): string;
 }
 
@@ -146,6 +151,7 @@ export function createKeys(prefix: string): Keys {
     syncActive: () => `${p}:sync:active`,
     syncRuns: () => `${p}:sync:runs`,
     seenEvent: (source, eventId) => `${p}:events:${source}:${eventId}`,
+    adminSession: (digest) => `${p}:session:${digest}`,
     queuePrefix: () => `${p}:q`,
   };
 }

@@ -54,6 +54,7 @@ function alternateKeys(tag: string): Keys {
     syncActive: () => `${tag}/sync-active`,
     syncRuns: () => `${tag}/sync-runs`,
     seenEvent: (source, eventId) => `${tag}/seen/${source}/${eventId}`,
+    adminSession: (digest) => `${tag}/sessions/${digest}`,
     queuePrefix: () => `${tag}/q`,
   };
 }

@@ -33,6 +33,7 @@ describe('the key layout', () => {
       keys.syncActive(),
       keys.syncRuns(),
       keys.seenEvent('okta', 'e'),
+      keys.adminSession('d'),
       keys.queuePrefix(),
     ]).toEqual([
       '{p}:u:i:x',
@@ -61,6 +62,7 @@ describe('the key layout', () => {
       '{p}:sync:active',
       '{p}:sync:runs',
       '{p}:events:okta:e',
+      '{p}:session:d',
       '{p}:q',
     ]);
   });

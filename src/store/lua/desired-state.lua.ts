@@ -1,3 +1,6 @@
+import { EVENT_TIME_SKEW_MS } from '../../domain/event-time.js';
+import { CHECK_OPS } from './desired-state-check.lua.js';
+
 /**
  * The one Lua script that changes the desired state: it applies a batch of operations atomically,
  * so a crash never leaves half an update — the identities, their indexes and memberships, the dirty
@@ -22,15 +25,22 @@
  * `clean` (upserts) says the target is known to match already: no reconcile job is owed.
  * mode 'unique' refuses a userName/displayName held by another identity. A refused op refuses the
  * whole batch before anything is written. Returns JSON {results, duplicates, touched} — touched:
- * the identity keys marked dirty, to enqueue — or {conflict: {index, owner}} or {modified: index}.
+ * the identity keys marked dirty, to enqueue — or {conflict: {index, owner}} or {modified: index},
+ * or {invalid: {index, reason}} for an op the script cannot apply (desired-state-check.lua.ts).
  * (cjson encodes an empty array as {}.)
+ *
+ * Redis does not roll back a script that fails half-way: everything that can fail — decoding the
+ * batch and each op's JSON, the types of what is written — is checked before the first write.
  */
 
 const HISTORY = 20;
 
 export const APPLY_BATCH = `
 local now = ARGV[1]
-local batch = cjson.decode(ARGV[2])
+local parsed, batch = pcall(cjson.decode, ARGV[2])
+if not parsed or type(batch) ~= 'table' or type(batch.ops) ~= 'table' then
+  return cjson.encode({invalid = {index = -1, reason = 'the batch is not decodable JSON'}})
+end
 local MEMBERS = {stem = ARGV[3], suffix = ARGV[4]}
 local ops = batch.ops
 local marks, memberOf, emails = KEYS[1], KEYS[2], KEYS[3]
@@ -120,10 +130,11 @@ local function changed(op)
 end
 -- Out-of-order events: true when the op's event is older than the identity's last one (events of
 -- the same time apply in the order given; redeliveries are caught by their event id).
+-- A stored time beyond the clock's skew (kept from before times were bounded) pins nothing.
 local function stale(op)
   if not op.evt then return false end
-  local ev = redis.call('HGET', op.K.i, 'ev')
-  if ev and tonumber(ev) > tonumber(op.evt) then return true end
+  local ev = tonumber(redis.call('HGET', op.K.i, 'ev'))
+  if ev and ev > tonumber(op.evt) and ev <= tonumber(now) + ${EVENT_TIME_SKEW_MS} then return true end
   redis.call('HSET', op.K.i, 'ev', op.evt)
   return false
 end
@@ -165,7 +176,7 @@ local function upsertIdentity(k, op)
   if stale(op) then return 'stale' end
   local cur = redis.call('GET', op.K.d)
   local oldIx = redis.call('HGET', op.K.i, 'ix')
-  local new = entries(k, op.doc, op.ix)
+  local new = op.new
   local owner = redis.call('HGET', index[k].name, new.n)
   local extraChanged = setExtra(op)
   local change = cur ~= op.doc or owner ~= op.id
@@ -234,6 +245,8 @@ local function changeMembers(op, add)
   return 'changed'
 end
 
+${CHECK_OPS}
+
 -- 1. Which events were seen already.
 local seen = {}
 local duplicates = {}
@@ -253,7 +266,7 @@ for i, op in ipairs(ops) do
       return cjson.encode({modified = i - 1})
     end
     if (op.op == 'upsertUser' or op.op == 'upsertGroup') and op.mode == 'unique' then
-      local owner = redis.call('HGET', index[k].name, entries(k, op.doc, op.ix).n)
+      local owner = redis.call('HGET', index[k].name, op.new.n)
       if owner and owner ~= op.id then return cjson.encode({conflict = {index = i - 1, owner = owner}}) end
     end
   end
@@ -269,8 +282,7 @@ for i, op in ipairs(ops) do
     elseif op.op == 'deleteUser' then r = deleteIdentity('u', op)
     elseif op.op == 'deleteGroup' then r = deleteIdentity('g', op)
     elseif op.op == 'addMembers' then r = changeMembers(op, true)
-    elseif op.op == 'removeMembers' then r = changeMembers(op, false)
-    else return redis.error_reply('unknown op ' .. tostring(op.op)) end
+    else r = changeMembers(op, false) end
   end
   results[i] = r
 end

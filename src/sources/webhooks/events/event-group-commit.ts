@@ -1,5 +1,6 @@
 import type { DesiredStateApi } from '../../desired-state.api.js';
 import type { DesiredChange } from '../../../domain/desired-change.js';
+import { isBridgeError } from '../../../domain/errors.js';
 import type { EventBatchChanges } from './generic-event.changes.js';
 
 /** Event ids are remembered this long: a redelivery within it is acknowledged and ignored. */
@@ -23,7 +24,8 @@ interface Pending {
  * one — a single atomic `api.apply` (one Lua script, one enqueue) for all of them, up to
  * `maxEvents`. Alone, a request is written at once; under load, the per-call costs are shared.
  * Each request still lands whole or not at all (the group is atomic), and an event id that appears
- * in two requests of a group is applied for the first and a duplicate for the others.
+ * in two requests of a group is applied for the first and a duplicate for the others. Requests
+ * join a group only once validated (events.webhook.ts), and a group the store refuses is split.
  */
 export class EventGroupCommit {
   private readonly pending: Pending[] = [];
@@ -44,8 +46,11 @@ export class EventGroupCommit {
 
   private async drain(): Promise<void> {
     this.writing = true;
-    while (this.pending.length > 0) await this.write(this.takeGroup());
-    this.writing = false;
+    try {
+      while (this.pending.length > 0) await this.write(this.takeGroup());
+    } finally {
+      this.writing = false;
+    }
   }
 
   private takeGroup(): Pending[] {
@@ -60,7 +65,27 @@ export class EventGroupCommit {
     return group;
   }
 
+  /**
+   * Writes a group; when the shared write fails, each request of it is written again on its own,
+   * so that one request the store refuses fails alone and every other one gets its own answer (a
+   * sender does not retry a 400: failing it for another's fault would lose its events). A failed
+   * write changed nothing (the store's batch is checked whole before it writes). Redis being
+   * unreachable fails them all at once: each would fail the same way.
+   */
   private async write(group: readonly Pending[]): Promise<void> {
+    try {
+      const counts = await this.applyTogether(group);
+      for (const entry of group) entry.resolve(counts.get(entry) ?? { accepted: 0, duplicates: 0 });
+    } catch (error) {
+      if (group.length === 1 || isBridgeError(error, 'store_unavailable')) {
+        for (const entry of group) entry.reject(error);
+        return;
+      }
+      for (const entry of group) await this.write([entry]);
+    }
+  }
+
+  private async applyTogether(group: readonly Pending[]): Promise<Map<Pending, EventsAccepted>> {
     const ids: string[] = [];
     const owner = new Map<string, Pending>();
     const changes: DesiredChange[] = [];
@@ -79,21 +104,17 @@ export class EventGroupCommit {
         if (position !== undefined) changes.push({ ...change, eventIndex: position });
       }
     }
-    try {
-      const result = await this.api.apply(changes, {
-        events: { source: 'events', ids, ttlSeconds: EVENT_ID_TTL_SECONDS },
-      });
-      for (const id of result.duplicates) {
-        const entry = owner.get(id);
-        const count = entry && counts.get(entry);
-        if (count) {
-          count.accepted--;
-          count.duplicates++;
-        }
+    const result = await this.api.apply(changes, {
+      events: { source: 'events', ids, ttlSeconds: EVENT_ID_TTL_SECONDS },
+    });
+    for (const id of result.duplicates) {
+      const entry = owner.get(id);
+      const count = entry && counts.get(entry);
+      if (count) {
+        count.accepted--;
+        count.duplicates++;
       }
-      for (const entry of group) entry.resolve(counts.get(entry) ?? { accepted: 0, duplicates: 0 });
-    } catch (error) {
-      for (const entry of group) entry.reject(error);
     }
+    return counts;
   }
 }

@@ -1,4 +1,10 @@
 import { z } from 'zod';
+import {
+  groupRuleProblems,
+  identityIdProblem,
+  userRuleProblems,
+  type RuleProblem,
+} from '../../../domain/platform-rules.js';
 
 /**
  * Generic signed events (SPEC §5.2): `{"id", "type", "data"}`, one per body or up to 1,000 as
@@ -10,25 +16,42 @@ export const MAX_EVENTS_PER_BATCH = 1000;
 
 const text = (max: number) =>
   z.string().regex(/\S/, 'must not be empty or blank').max(max, `longer than ${max} characters`);
-const identifier = text(1024);
+/** An identity id: the store keys on it, so the store's rule applies here, before any merge. */
+const identifier = text(1024).refine(
+  (v) => v === '' || identityIdProblem(v) === undefined,
+  'must not hold control characters',
+);
 
-export const directoryUserSchema = z.object({
-  id: identifier,
-  externalId: identifier.optional(),
-  userName: text(1024),
-  name: z.object({ givenName: z.string().optional(), familyName: z.string().optional() }).optional(),
-  emails: z
-    .array(z.object({ value: text(1024), primary: z.boolean().optional(), type: z.string().optional() }))
-    .optional(),
-  active: z.boolean().default(true),
-});
+/** The platform's rules (domain/platform-rules.ts), checked once the shape holds. */
+const platformRules = <T>(problems: (value: T) => RuleProblem[]) =>
+  z.superRefine<T>(
+    (value, ctx) => {
+      for (const p of problems(value)) ctx.addIssue({ code: 'custom', path: [...p.path], message: p.reason });
+    },
+    { when: (payload) => payload.issues.length === 0 },
+  );
 
-export const directoryGroupSchema = z.object({
-  id: identifier,
-  externalId: identifier.optional(),
-  displayName: text(1024),
-  members: z.array(identifier).optional(),
-});
+export const directoryUserSchema = z
+  .object({
+    id: identifier,
+    externalId: text(1024).optional(),
+    userName: text(1024),
+    name: z.object({ givenName: z.string().optional(), familyName: z.string().optional() }).optional(),
+    emails: z
+      .array(z.object({ value: text(1024), primary: z.boolean().optional(), type: z.string().optional() }))
+      .optional(),
+    active: z.boolean().default(true),
+  })
+  .check(platformRules(userRuleProblems));
+
+export const directoryGroupSchema = z
+  .object({
+    id: identifier,
+    externalId: text(1024).optional(),
+    displayName: text(1024),
+    members: z.array(identifier).optional(),
+  })
+  .check(platformRules(groupRuleProblems));
 
 const idOnly = z.object({ id: identifier });
 const memberChange = z.object({ id: identifier, members: z.array(identifier).min(1, 'must not be empty') });

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { boundedEventTime } from '../../../domain/event-time.js';
 import {
   OKTA_GROUP_DELETE_EVENTS,
   OKTA_GROUP_EVENTS,
@@ -62,8 +63,12 @@ export function isHandledOktaEvent(eventType: string): eventType is OktaEventTyp
   return NEEDS.has(eventType);
 }
 
-/** Reads one delivered event into job data, or says why it is skipped. */
-export function readOktaEvent(raw: unknown): OktaEventRead {
+/**
+ * Reads one delivered event into job data, or says why it is skipped. `published` is bounded by
+ * `now` (domain/event-time.ts): an event dated ahead of the bridge's clock would otherwise make
+ * every later event about its user or group look older, and be ignored.
+ */
+export function readOktaEvent(raw: unknown, now: number = Date.now()): OktaEventRead {
   const parsed = eventSchema.safeParse(raw);
   if (!parsed.success) return { ok: false, reason: 'not an Okta event (uuid, published, eventType)' };
   const { uuid, eventType, outcome } = parsed.data;
@@ -73,8 +78,9 @@ export function readOktaEvent(raw: unknown): OktaEventRead {
   if (result !== undefined && NOT_DONE.has(result)) {
     return { ok: false, reason: `outcome ${result}: nothing happened`, ...about };
   }
-  const published = Date.parse(parsed.data.published);
-  if (Number.isNaN(published)) return { ok: false, reason: 'published is not a date', ...about };
+  const stated = Date.parse(parsed.data.published);
+  if (Number.isNaN(stated)) return { ok: false, reason: 'published is not a date', ...about };
+  const published = boundedEventTime(stated, now);
   const targets = (parsed.data.target ?? []).flatMap((t) => {
     const target = targetSchema.safeParse(t);
     return target.success ? [target.data] : [];

@@ -14,16 +14,29 @@ export interface OktaWebhookDeps {
   /** Where events go: the okta-events queue, on a connection that fails fast. */
   producer: { enqueue(events: readonly OktaEventJobData[]): Promise<void> };
   bodyLimitBytes: number;
+  /** Now in ms, which bounds event times; tests pass their own clock. */
+  now?: () => number;
 }
+
+/**
+ * Events in one delivery, at most: far above the handful Okta batches into one request, so only a
+ * body that is not Okta's own reaches it. Over it: 400, and nothing of the delivery is enqueued.
+ */
+export const MAX_OKTA_EVENTS_PER_DELIVERY = 1000;
+
+/** Ignored events named in the delivery's one summary line, at most. */
+const IGNORED_SAMPLE = 5;
 
 /**
  * `/webhooks/okta` (SPEC §5.3): Okta Event Hooks. GET answers the one-time verification; POST
  * enqueues the delivered events and answers 200 at once — the work happens in the okta-events job,
  * well inside Okta's 3-second budget. Events the bridge does not handle (other types, no target,
- * an unsuccessful outcome) are logged and acknowledged: Okta does not retry a 4xx and would drop
- * the rest of the delivery. Only Redis being down fails a delivery (503), and Okta retries it.
+ * an unsuccessful outcome) are acknowledged, and summed up in one log line per delivery: Okta does
+ * not retry a 4xx and would drop the rest of the delivery. Redis being down fails a delivery (503),
+ * and Okta retries it. What is no delivery at all is refused: bad JSON, too many events (400).
  */
 export function oktaWebhookRouter(deps: OktaWebhookDeps): Router {
+  const now = deps.now ?? Date.now;
   const router = Router();
   router.use(requireEnabled(deps.secret, 'OKTA_HOOK_SECRET'));
   router.use(authorizationValue(deps.secret));
@@ -38,16 +51,14 @@ export function oktaWebhookRouter(deps: OktaWebhookDeps): Router {
     try {
       const events = deliveryEvents(parseJson(rawBytes(req)));
       if (!events) req.log?.warn('okta delivery without data.events: nothing to do');
-      const jobs: OktaEventJobData[] = [];
-      for (const raw of events ?? []) {
-        const read = readOktaEvent(raw);
-        if (read.ok) jobs.push(read.job);
-        else
-          req.log?.info(
-            { uuid: read.uuid, eventType: read.eventType, reason: read.reason },
-            'okta event ignored',
-          );
+      if (events && events.length > MAX_OKTA_EVENTS_PER_DELIVERY) {
+        throw new BridgeError(
+          'invalid_input',
+          `A delivery holds at most ${MAX_OKTA_EVENTS_PER_DELIVERY} events; this one holds ${events.length}`,
+        );
       }
+      const { jobs, ignored } = readDelivery(events ?? [], now());
+      if (ignored.count > 0) req.log?.info(ignored, 'okta events ignored');
       await deps.producer.enqueue(jobs);
       res.status(200).end();
     } catch (error) {
@@ -55,6 +66,34 @@ export function oktaWebhookRouter(deps: OktaWebhookDeps): Router {
     }
   });
   return router;
+}
+
+interface IgnoredSummary {
+  count: number;
+  /** Reason → how many events it applied to. */
+  reasons: Record<string, number>;
+  /** The first few ignored events. */
+  sample: { uuid?: string; eventType?: string; reason: string }[];
+}
+
+/** The jobs of a delivery's events, and a summary of the ones ignored (one log line, not one each). */
+function readDelivery(events: readonly unknown[], now: number) {
+  const jobs: OktaEventJobData[] = [];
+  const ignored: IgnoredSummary = { count: 0, reasons: {}, sample: [] };
+  for (const raw of events) {
+    const read = readOktaEvent(raw, now);
+    if (read.ok) {
+      jobs.push(read.job);
+      continue;
+    }
+    ignored.count++;
+    ignored.reasons[read.reason] = (ignored.reasons[read.reason] ?? 0) + 1;
+    if (ignored.sample.length < IGNORED_SAMPLE) {
+      const { uuid, eventType, reason } = read;
+      ignored.sample.push({ uuid: uuid?.slice(0, 64), eventType: eventType?.slice(0, 64), reason });
+    }
+  }
+  return { jobs, ignored };
 }
 
 /** Okta sends the configured value verbatim in `Authorization` (no scheme is implied). */
