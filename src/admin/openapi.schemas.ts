@@ -3,17 +3,8 @@
  * validates every admin route's real responses against them, so they describe what the code sends.
  */
 
-const int = { type: 'integer', minimum: 0 } as const;
-const str = { type: 'string' } as const;
-const time = { type: 'string', format: 'date-time' } as const;
-const nullable = <T extends object>(schema: T) => ({ oneOf: [schema, { type: 'null' }] });
-const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
-const counts = (names: readonly string[]) => ({
-  type: 'object',
-  required: [...names],
-  properties: Object.fromEntries(names.map((n) => [n, int])),
-  additionalProperties: false,
-});
+import { counts, int, nullable, ref, str, time } from './openapi.parts.js';
+import { SyncPlan, SyncSummary, SyncView } from './openapi.sync-schemas.js';
 
 const ErrorBody = {
   type: 'object',
@@ -30,109 +21,6 @@ const ErrorBody = {
         problems: { type: 'array', items: str, description: 'Each problem of an invalid input.' },
       },
     },
-  },
-};
-
-const KindCounts = counts(['create', 'update', 'deprovision', 'unchanged']);
-
-const SyncPlan = {
-  type: 'object',
-  description: 'What a full reconciliation found to do; `changes` is a sample of at most 100.',
-  required: ['create', 'update', 'deprovision', 'unchanged', 'users', 'groups', 'held'],
-  properties: {
-    create: int,
-    update: int,
-    deprovision: int,
-    unchanged: int,
-    users: KindCounts,
-    groups: KindCounts,
-    unmanagedUsers: { ...int, description: 'Target users the bridge does not manage (left alone).' },
-    deprovisionLimit: int,
-    held: { type: 'boolean', description: 'Deprovisioning is over DEPROVISION_LIMIT and awaits approval.' },
-    changes: {
-      type: 'array',
-      items: {
-        type: 'object',
-        required: ['kind', 'id', 'action'],
-        additionalProperties: false,
-        properties: {
-          kind: { enum: ['user', 'group'] },
-          id: str,
-          action: { enum: ['create', 'update', 'deprovision'] },
-          targetId: str,
-          attributes: { type: 'array', items: str },
-        },
-      },
-    },
-    changesOmitted: int,
-  },
-};
-
-const SyncSummary = {
-  type: 'object',
-  required: ['created', 'updated', 'deprovisioned', 'unchanged', 'failed', 'requests', 'durationMs'],
-  properties: {
-    created: int,
-    updated: int,
-    deprovisioned: int,
-    unchanged: int,
-    failed: int,
-    requests: {
-      type: 'object',
-      description: 'Requests sent to the target by HTTP method, and their total.',
-      required: ['total'],
-      additionalProperties: int,
-    },
-    durationMs: { type: 'number', minimum: 0 },
-    outcomes: { type: 'object', additionalProperties: int, description: '"user:created" → count.' },
-    phasesMs: {
-      type: 'object',
-      additionalProperties: int,
-      description:
-        'Milliseconds per phase (readingSource, listingTarget, planning, writingDesiredState, users, groups).',
-    },
-    rssMb: {
-      type: 'object',
-      additionalProperties: int,
-      description: 'Process memory (MB) at the end of each phase.',
-    },
-  },
-};
-
-const SyncView = {
-  type: 'object',
-  required: ['jobId', 'state', 'dryRun', 'trigger', 'createdAt', 'progress'],
-  additionalProperties: false,
-  properties: {
-    jobId: str,
-    state: { enum: ['queued', 'running', 'awaiting-approval', 'completed', 'failed'] },
-    dryRun: { type: 'boolean' },
-    trigger: { enum: ['admin', 'cli', 'demo', 'schedule'] },
-    createdAt: time,
-    startedAt: time,
-    finishedAt: time,
-    progress: {
-      type: 'object',
-      required: ['phase', 'done', 'total'],
-      additionalProperties: false,
-      properties: { phase: str, done: int, total: int },
-    },
-    plan: ref('SyncPlan'),
-    summary: ref('SyncSummary'),
-    error: {
-      type: 'object',
-      required: ['code', 'message'],
-      additionalProperties: false,
-      properties: {
-        code: str,
-        side: {
-          enum: ['input', 'config', 'store', 'platform', 'source', 'bridge'],
-          description: 'Which side failed (input: e.g. cancelled by an operator).',
-        },
-        message: str,
-      },
-    },
-    cancelRequested: { const: true },
   },
 };
 
@@ -173,7 +61,12 @@ const Status = {
       type: 'object',
       required: ['users', 'groups'],
       additionalProperties: false,
-      properties: { users: counts(['desired', 'managed']), groups: counts(['desired', 'managed']) },
+      description:
+        'managed: created or adopted on the platform and still desired; deprovisioned: managed but no longer desired (deactivated on the platform, or about to be deprovisioned).',
+      properties: {
+        users: counts(['desired', 'managed', 'deprovisioned']),
+        groups: counts(['desired', 'managed', 'deprovisioned']),
+      },
     },
     failures: { ...int, description: 'Identities in permanent failure.' },
     pending: { ...int, description: 'Identities with a change not reconciled yet.' },
@@ -216,7 +109,18 @@ const Identity = {
     key: str,
     matchedBy: { enum: ['id', 'userName', 'displayName'] },
     status: {
-      enum: ['failed', 'awaiting-approval', 'retrying', 'pending', 'in-sync', 'not-provisioned', 'removed'],
+      enum: [
+        'failed',
+        'awaiting-approval',
+        'retrying',
+        'pending',
+        'in-sync',
+        'not-provisioned',
+        'deprovisioned',
+        'removed',
+      ],
+      description:
+        'pending: a change waits; deprovisioned: removed from the desired state and deactivated or deleted on the platform (as DEPROVISION says); removed: removed before the bridge had a platform account for it; awaiting-approval: a held sync would remove it (or members of it).',
     },
     desired: { ...nullable({ type: 'object' }), description: 'null: the identity should not exist.' },
     targetId: nullable(str),

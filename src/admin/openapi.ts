@@ -43,6 +43,11 @@ const syncStart = {
             properties: {
               dryRun: { type: 'boolean', description: 'Compute and report the plan; write nothing.' },
               snapshot: { type: 'object', description: 'A directory snapshot (SPEC §5.4).' },
+              allowEmpty: {
+                type: 'boolean',
+                description:
+                  'The directory really is empty: a source listing no users is not refused (by default it is, with error source_empty, while the bridge manages users).',
+              },
             },
           },
         },
@@ -81,6 +86,7 @@ const syncStart = {
         },
         'Sync history',
       ),
+      '400': error('limit is not an integer from 1 to 100'),
       ...guarded,
     },
   },
@@ -93,7 +99,7 @@ const syncAction = (operationId: string, summary: string) => ({
     parameters: [jobId],
     responses: {
       '202': syncResponse,
-      '404': error('No such sync'),
+      '404': error('No such sync (also any id that is not a sync id)'),
       '409': error('The sync is not in a state that allows this'),
       ...guarded,
     },
@@ -119,13 +125,20 @@ const paths = {
       operationId: 'getSync',
       summary: 'State, progress, plan and summary of a sync',
       parameters: [jobId],
-      responses: { '200': syncResponse, '404': error('No such sync'), ...guarded },
+      responses: {
+        '200': syncResponse,
+        '404': error('No such sync (also any id that is not a sync id)'),
+        ...guarded,
+      },
     },
   },
-  '/admin/sync/{jobId}/approve': syncAction('approveSync', 'Release a sync held by DEPROVISION_LIMIT'),
+  '/admin/sync/{jobId}/approve': syncAction(
+    'approveSync',
+    'Release a sync held by DEPROVISION_LIMIT or SOURCE_SHRINK_LIMIT: it plans again against a fresh listing and applies the whole run',
+  ),
   '/admin/sync/{jobId}/cancel': syncAction(
     'cancelSync',
-    'Cancel a queued, running or held sync (writes already sent stay)',
+    'Cancel a queued, running or held sync (writes already sent stay; a held sync has applied nothing and never will)',
   ),
   '/admin/identities/{kind}/{key}': {
     get: {

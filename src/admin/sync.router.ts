@@ -5,6 +5,8 @@ import type { Snapshot } from '../domain/identity.js';
 import type { SyncService } from '../sync/sync.service.js';
 import type { SyncRecord } from '../sync/sync-record.store.js';
 import { jsonBody } from '../http/body.js';
+import { isSyncId } from '../queue/job-ids.js';
+import { parseInput } from './admin-input.js';
 
 export interface AdminSyncDeps {
   syncs: SyncService;
@@ -13,7 +15,15 @@ export interface AdminSyncDeps {
   snapshotLimitBytes: number;
 }
 
-const startBody = z.strictObject({ dryRun: z.boolean().optional(), snapshot: z.unknown().optional() });
+const listQuery = z.strictObject({
+  limit: z.coerce.number().int('not a whole number').min(1).max(100).default(20),
+});
+
+const startBody = z.strictObject({
+  dryRun: z.boolean().optional(),
+  snapshot: z.unknown().optional(),
+  allowEmpty: z.boolean().optional(),
+});
 
 /** The public view of a sync (SPEC §6). */
 export function syncView(record: SyncRecord) {
@@ -30,6 +40,7 @@ export function syncView(record: SyncRecord) {
     ...(record.summary ? { summary: record.summary } : {}),
     ...(record.error ? { error: record.error } : {}),
     ...(record.cancelRequested && record.state === 'running' ? { cancelRequested: true } : {}),
+    ...(record.allowEmpty ? { allowEmpty: true } : {}),
   };
 }
 
@@ -48,12 +59,18 @@ export function adminSyncRouter(deps: AdminSyncDeps): Router {
       dryRun: parsed.data.dryRun ?? false,
       snapshot,
       trigger: 'admin',
+      allowEmpty: parsed.data.allowEmpty ?? false,
     });
     res.status(202).json({ jobId: result.jobId, started: result.started });
   });
   router.get('/sync', async (req, res) => {
-    const limit = Math.min(Math.max(Number(req.query.limit ?? 20) || 20, 1), 100);
+    const { limit } = parseInput(listQuery, req.query, 'query');
     res.json({ syncs: (await deps.syncs.list(limit)).map(syncView) });
+  });
+  // Checked before any Redis read: a word such as `runs` names another key of the sync family.
+  router.param('jobId', (_req, _res, next, jobId: string) => {
+    if (isSyncId(jobId)) return next();
+    next(new BridgeError('not_found', `No sync ${JSON.stringify(jobId.slice(0, 100))} (ids read sync-…)`));
   });
   router.get('/sync/:jobId', async (req, res) => {
     const record = await deps.syncs.get(req.params.jobId);

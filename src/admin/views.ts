@@ -2,6 +2,7 @@ import { formatKey } from '../domain/identity.js';
 import type { FailureItem } from '../store/failures.queries.js';
 import type { IdentityTrace } from '../store/identity-trace.queries.js';
 import type { HistoryEntry, StoredError } from '../store/reconcile-state.store.js';
+import { redact, redactText } from '../ops/redact.js';
 
 /**
  * What the admin API shows of the store's records: times as ISO strings, absent values as null,
@@ -9,31 +10,7 @@ import type { HistoryEntry, StoredError } from '../store/reconcile-state.store.j
  * the defence in depth (a SCIM `detail` or a future field must never leak a token).
  */
 
-const SECRET_FIELD =
-  /password|passwd|secret|token|authori[sz]ation|cookie|credential|api[-_]?key|private[-_]?key/i;
-const SECRET_TEXT: readonly [RegExp, string][] = [
-  [/\b(Bearer|Basic|SSWS)\s+[^\s",;]+/gi, '$1 [redacted]'],
-  [/(\/\/)[^/@\s:]+:[^/@\s]+@/g, '$1[redacted]@'],
-  [/([?&](?:access_token|token|api_key|apikey|secret|password)=)[^&\s"]+/gi, '$1[redacted]'],
-];
-export const REDACTED = '[redacted]';
-
-/** A deep copy with secret-looking fields and text replaced. */
-export function redact(value: unknown, depth = 0): unknown {
-  if (typeof value === 'string') return redactText(value);
-  if (depth > 8 || value === null || typeof value !== 'object') return value;
-  if (Array.isArray(value)) return value.map((item) => redact(item, depth + 1));
-  return Object.fromEntries(
-    Object.entries(value).map(([key, item]) => [
-      key,
-      SECRET_FIELD.test(key) && item !== null && item !== undefined ? REDACTED : redact(item, depth + 1),
-    ]),
-  );
-}
-
-function redactText(text: string): string {
-  return SECRET_TEXT.reduce((out, [pattern, replacement]) => out.replace(pattern, replacement), text);
-}
+export { redact } from '../ops/redact.js';
 
 export function iso(ms: number | undefined): string | null {
   return ms === undefined || !Number.isFinite(ms) ? null : new Date(ms).toISOString();
@@ -61,15 +38,34 @@ export function historyView(entry: HistoryEntry) {
 
 /** Where the identity stands, in one word, derived from the marks the store keeps. */
 export type IdentityStatus =
-  'failed' | 'awaiting-approval' | 'retrying' | 'pending' | 'in-sync' | 'not-provisioned' | 'removed';
+  | 'failed'
+  | 'awaiting-approval'
+  | 'retrying'
+  | 'pending'
+  | 'in-sync'
+  | 'not-provisioned'
+  | 'deprovisioned'
+  | 'removed';
 
+/**
+ * `pending` only while a change waits (its dirty mark). An identity removed from the desired state
+ * with nothing waiting has been handled: `deprovisioned` when the platform account was deactivated
+ * (DEPROVISION=deactivate: still managed) or deleted (its record dropped, its history kept), `removed`
+ * when the bridge never had an account to deprovision.
+ */
 export function identityStatus(trace: IdentityTrace): IdentityStatus {
   if (trace.failedAt !== undefined) return 'failed';
   if (trace.heldBy) return 'awaiting-approval';
   if (trace.lastResult === 'retrying') return 'retrying';
   if (trace.dirtySince !== undefined) return 'pending';
   if (trace.desired) return trace.managed ? 'in-sync' : 'not-provisioned';
-  return trace.managed ? 'pending' : 'removed';
+  return trace.managed || deletedOnPlatform(trace) ? 'deprovisioned' : 'removed';
+}
+
+/** The newest decision of its runs deleted the platform account, or found it already gone. */
+function deletedOnPlatform(trace: IdentityTrace): boolean {
+  const last = trace.history.find((entry) => entry.type === 'decision');
+  return last?.decision === 'delete' || last?.decision === 'already-gone';
 }
 
 export function identityView(trace: IdentityTrace) {

@@ -31,6 +31,7 @@ export function buildProgram(): Command {
     .option('--dry-run', 'compute and print the plan; write nothing')
     .option('--snapshot <file>', 'a directory snapshot (JSON) to reconcile against')
     .option('--wait', 'show progress until it ends, then the summary')
+    .option('--allow-empty', 'the directory really is empty: do not refuse a source that lists no users')
     .option('--url <url>', "the bridge's base URL", undefined)
     .action(cliAction('sync', (options: SyncCommandOptions) => syncCommand(options)));
   addOperatingCommands(program);

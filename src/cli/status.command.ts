@@ -8,7 +8,7 @@ export interface StatusView {
   status: 'ok' | 'degraded';
   target: { state: string; since: string | null; detail: string | null; pausedForMs: number };
   queues: Record<string, Record<string, number>>;
-  identities: Record<'users' | 'groups', { desired: number; managed: number }>;
+  identities: Record<'users' | 'groups', { desired: number; managed: number; deprovisioned: number }>;
   failures: number;
   pending: number;
   activeSync: (SyncView & { finishedAt?: string }) | null;
@@ -34,8 +34,13 @@ export function formatStatus(s: StatusView): string {
     t.detail && t.state !== 'reachable' ? ` (${t.detail})` : '',
   ].join('');
   const identities = formatTable(
-    ['', 'desired', 'managed'],
-    (['users', 'groups'] as const).map((k) => [k, s.identities[k].desired, s.identities[k].managed]),
+    ['', 'desired', 'managed', 'deprovisioned'],
+    (['users', 'groups'] as const).map((k) => [
+      k,
+      s.identities[k].desired,
+      s.identities[k].managed,
+      s.identities[k].deprovisioned,
+    ]),
   );
   const queues = formatTable(
     ['queue', ...STATES],
@@ -61,6 +66,9 @@ function syncLine(sync: SyncView & { finishedAt?: string }): string {
   const head = `${sync.jobId} ${sync.state}${sync.dryRun ? ' (dry run)' : ''}`;
   if (sync.state === 'queued' || sync.state === 'running') {
     return `${head}: ${sync.progress.phase} ${sync.progress.done}/${sync.progress.total}`;
+  }
+  if (sync.state === 'awaiting-approval') {
+    return `${head}: held, nothing applied; approve or cancel it (POST /admin/sync/${sync.jobId}/approve or /cancel)`;
   }
   const when = sync.finishedAt ? ` at ${shortTime(sync.finishedAt)}` : '';
   const sum = sync.summary;

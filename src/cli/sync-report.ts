@@ -1,4 +1,5 @@
 import { ProgressBar } from './progress-bar.js';
+import { heldLines, removalLines, type PlanView } from './sync-plan-lines.js';
 import { formatTable } from './table.js';
 
 /** The fields of GET /admin/sync/{jobId} the CLI shows. */
@@ -43,14 +44,7 @@ export async function watchSync(read: () => Promise<SyncView>, bar = new Progres
 export function formatSyncResult(view: SyncView): string {
   const lines = [`Sync ${view.jobId}: ${view.state}${view.dryRun ? ' (dry run)' : ''}`];
   if (view.error) lines.push(`Error: ${view.error.code}: ${view.error.message}`);
-  const plan = view.plan as
-    | {
-        users?: Record<string, number>;
-        groups?: Record<string, number>;
-        held?: boolean;
-        deprovisionLimit?: number;
-      }
-    | undefined;
+  const plan = view.plan as PlanView | undefined;
   if (plan?.users && plan.groups && (view.dryRun || view.state === 'awaiting-approval')) {
     const row = (kind: string, c: Record<string, number>) => [
       kind,
@@ -67,11 +61,9 @@ export function formatSyncResult(view: SyncView): string {
         [row('users', plan.users), row('groups', plan.groups)],
       ),
     );
-    if (plan.held)
-      lines.push(
-        '',
-        `Held: deprovisioning is over DEPROVISION_LIMIT (${plan.deprovisionLimit}). Approve with POST /admin/sync/${view.jobId}/approve.`,
-      );
+    const held = view.state === 'awaiting-approval';
+    if (held) lines.push(...heldLines(view.jobId, plan));
+    lines.push(...removalLines(plan, held ? 'Removals held' : 'Removals planned'));
   }
   const s = view.summary;
   if (s && !view.dryRun) {

@@ -6,6 +6,7 @@ export interface SyncCommandOptions {
   dryRun?: boolean;
   snapshot?: string;
   wait?: boolean;
+  allowEmpty?: boolean;
   url?: string;
 }
 
@@ -15,6 +16,7 @@ const SNAPSHOT_FORM = 'a snapshot is {"users": [...], "groups": [...]}';
 export async function syncCommand(options: SyncCommandOptions): Promise<number> {
   const client = adminClientFromEnv(options.url);
   const body: Record<string, unknown> = { dryRun: options.dryRun ?? false };
+  if (options.allowEmpty) body.allowEmpty = true;
   if (options.snapshot) body.snapshot = readJsonFile(options.snapshot, SNAPSHOT_FORM);
   const started = await client.call<{ jobId: string; started: boolean }>('POST', '/admin/sync', body);
   const { jobId } = started.body;

@@ -1,12 +1,20 @@
 import { secretLines } from './secret-lines.js';
-import type { Config } from './schema.js';
+import { formatDeprovisionLimit, type Config } from './schema.js';
 import { SECRET_PATHS } from './settings.js';
 
 export const MASK = '********';
 
-/** A copy of the configuration fit for printing: secrets become a mask, URL passwords too. */
+/**
+ * A copy of the configuration fit for printing: secrets become a mask, URL passwords too, and the
+ * limits read as they are configured (`500,20%`, `30%`).
+ */
 export function maskConfig(config: Config): unknown {
   const copy = structuredClone(config) as unknown as Record<string, Record<string, unknown>>;
+  copy.reconcile = {
+    ...copy.reconcile,
+    deprovisionLimit: formatDeprovisionLimit(config.reconcile.deprovisionLimit),
+    sourceShrinkLimit: `${config.reconcile.sourceShrinkLimit}%`,
+  };
   for (const path of SECRET_PATHS) {
     const keys = path.split('.');
     const last = keys.pop() as string;

@@ -1,5 +1,6 @@
 import { CronExpressionParser } from 'cron-parser';
 import { z } from 'zod';
+import { publicUrlSchema, trustProxySchema } from './http-settings.js';
 import { inboundSecretProblem, targetTokenProblem } from './secret-lines.js';
 
 /**
@@ -28,21 +29,40 @@ function isUrlWith(value: string, protocols: readonly string[]): boolean {
 
 const hostPort = z.string().regex(/^[^\s:]+:\d{1,5}$/, 'not host:port');
 
-const limitPattern = /^(\d+)(%?)$/;
+/** A share such as `20%`: a whole number of percent, 0 to 100. */
+const sharePattern = /^(\d{1,3})%$/;
 
-export const deprovisionLimitSchema = z
+/**
+ * DEPROVISION_LIMIT: a count (`500`), a share of the managed users (`20%`), or both (`500,20%`),
+ * of which the smaller holds a sync. Printed back in this form (formatDeprovisionLimit).
+ */
+export const deprovisionLimitSchema = z.union([z.string(), z.number()]).transform((v, ctx) => {
+  const parts = String(v)
+    .split(',')
+    .map((part) => part.trim());
+  const shares = parts.filter((part) => sharePattern.test(part));
+  const counts = parts.filter((part) => /^\d+$/.test(part));
+  const valid =
+    shares.length + counts.length === parts.length &&
+    shares.length <= 1 &&
+    counts.length <= 1 &&
+    shares.every((share) => Number(share.slice(0, -1)) <= 100);
+  if (!valid) {
+    ctx.addIssue({ code: 'custom', message: 'not a count, a share or both' });
+    return z.NEVER;
+  }
+  return {
+    ...(counts[0] === undefined ? {} : { count: Number(counts[0]) }),
+    ...(shares[0] === undefined ? {} : { share: Number(shares[0].slice(0, -1)) }),
+  };
+});
+
+/** SOURCE_SHRINK_LIMIT: a share such as `30%`, kept as the number of percent. */
+const shareSchema = z
   .union([z.string(), z.number()])
   .transform((v) => String(v).trim())
-  .refine(
-    (v) => limitPattern.test(v) && (!v.endsWith('%') || Number(v.slice(0, -1)) <= 100),
-    'not a count or a share',
-  )
-  .transform((v) => {
-    const [, digits, percent] = limitPattern.exec(v) ?? [];
-    return percent
-      ? { kind: 'percent' as const, value: Number(digits) }
-      : { kind: 'count' as const, value: Number(digits) };
-  });
+  .refine((v) => sharePattern.test(v) && Number(v.slice(0, -1)) <= 100, 'not a share from 0% to 100%')
+  .transform((v) => Number(v.slice(0, -1)));
 
 const cronSchema = z.string().refine((v) => {
   if (v.trim() === '') return true;
@@ -80,6 +100,8 @@ export const configSchema = z
       bodyLimitBytes: int(1024, 2 ** 31),
       snapshotLimitBytes: int(1024, 2 ** 31),
       shutdownTimeoutSeconds: int(1, 600),
+      publicUrl: publicUrlSchema,
+      trustProxy: trustProxySchema,
     }),
     redis: z.object({
       url: optionalUrl(['redis', 'rediss']),
@@ -105,6 +127,7 @@ export const configSchema = z
     reconcile: z.object({
       deprovision: z.enum(['deactivate', 'delete'], { error: 'not deactivate or delete' }),
       deprovisionLimit: deprovisionLimitSchema,
+      sourceShrinkLimit: shareSchema,
       syncSchedule: cronSchema,
       workerConcurrency: int(1, 1024),
       attempts: int(1, 100),
@@ -191,3 +214,10 @@ type DeepReadonly<T> = T extends (infer U)[]
 
 export type Config = DeepReadonly<Parsed>;
 export type DeprovisionLimit = Config['reconcile']['deprovisionLimit'];
+
+/** DEPROVISION_LIMIT in the configuration's own form: `500`, `20%` or `500,20%`. */
+export function formatDeprovisionLimit(limit: DeprovisionLimit): string {
+  return [limit.count, limit.share === undefined ? undefined : `${limit.share}%`]
+    .filter((part) => part !== undefined)
+    .join(',');
+}

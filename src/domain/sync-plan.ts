@@ -37,6 +37,17 @@ export interface PlannedChange {
   attributes?: string[];
   /** What the listing showed: the match, or null when nothing matched. */
   observed: ObservedUser | ObservedGroup | null;
+  /** Group updates: the members the update removes on the target. */
+  removedMembers?: RemovedMember[];
+}
+
+/** A member a group update removes, named as far as the bridge and the listing know it. */
+export interface RemovedMember {
+  targetId: string;
+  /** The source id of the user the bridge knows for this target user. */
+  id?: string;
+  /** The target user's userName, when the listing has the user. */
+  userName?: string;
 }
 
 export interface KindCounts {
@@ -119,8 +130,25 @@ export function planSync(input: PlanInput): SyncPlan {
     (u) => !users.claimed.has(u.id) && !managedTargets.has(u.id),
   ).length;
 
+  planGroups(plan, input, users, userTargetIds);
+  return plan;
+}
+
+/** Groups: creates and updates (with the members an update removes, named), then deletions. */
+function planGroups(
+  plan: SyncPlan,
+  input: PlanInput,
+  users: Matcher<ObservedUser>,
+  userTargetIds: ReadonlyMap<string, string>,
+): void {
   const groups = matcher(input.targetGroups, (g) => g.displayName);
   const desiredUsers = new Set(input.users.map((u) => u.id));
+  const sourceIds = sourceIdsByTarget(input.knownUsers, userTargetIds);
+  const memberName = (targetId: string): RemovedMember => {
+    const id = sourceIds.get(targetId);
+    const userName = users.byId.get(targetId)?.userName;
+    return { targetId, ...(id === undefined ? {} : { id }), ...(userName === undefined ? {} : { userName }) };
+  };
   for (const group of input.groups) {
     const known = input.knownGroups.get(group.id);
     const found = match(groups, known, targetExternalId(group), group.displayName);
@@ -130,7 +158,9 @@ export function planSync(input: PlanInput): SyncPlan {
       .filter((m) => desiredUsers.has(m))
       .map((m) => userTargetIds.get(m) ?? `pending:${m}`);
     const diff = found ? diffGroup(group, memberIds, found) : undefined;
-    record(plan, 'group', group.id, known, found, diff?.attributes);
+    const change = record(plan, 'group', group.id, known, found, diff?.attributes);
+    if (change?.action === 'update' && diff && diff.removed.length > 0)
+      change.removedMembers = diff.removed.map(memberName);
   }
   planDeprovisions(
     plan,
@@ -140,7 +170,6 @@ export function planSync(input: PlanInput): SyncPlan {
     groups,
     () => true,
   );
-  return plan;
 }
 
 function record(
@@ -150,14 +179,23 @@ function record(
   known: Known | undefined,
   found: ObservedUser | ObservedGroup | undefined,
   attributes: string[] | undefined,
-): void {
+): PlannedChange | undefined {
   const counts = kind === 'user' ? plan.counts.users : plan.counts.groups;
   if (!found) {
     counts.create++;
     plan.changes.push({ kind, id, action: 'create', observed: null });
   } else if (attributes && attributes.length > 0) {
     counts.update++;
-    plan.changes.push({ kind, id, action: 'update', targetId: found.id, attributes, observed: found });
+    const change: PlannedChange = {
+      kind,
+      id,
+      action: 'update',
+      targetId: found.id,
+      attributes,
+      observed: found,
+    };
+    plan.changes.push(change);
+    return change;
   } else {
     counts.unchanged++;
     if (!known?.targetId) plan.adoptions.push({ kind, id, targetId: found.id });
@@ -166,6 +204,7 @@ function record(
       plan.changes.push({ kind, id, action: 'adopt', targetId: found.id, observed: found });
     }
   }
+  return undefined;
 }
 
 /**
@@ -193,6 +232,17 @@ function planDeprovisions(
     counts.deprovision++;
     plan.changes.push({ kind, id, action: 'deprovision', targetId: resource.id, observed: resource });
   }
+}
+
+/** Target user id → source id, from the recorded mappings and this plan's matches. */
+function sourceIdsByTarget(
+  known: ReadonlyMap<string, Known>,
+  matched: ReadonlyMap<string, string>,
+): Map<string, string> {
+  const ids = new Map<string, string>();
+  for (const [id, entry] of known) if (entry.targetId) ids.set(entry.targetId, id);
+  for (const [id, targetId] of matched) ids.set(targetId, id);
+  return ids;
 }
 
 function managedTargetIds(known: ReadonlyMap<string, Known>): Set<string> {

@@ -32,7 +32,7 @@ export interface IdentityTrace {
   failedAt?: number;
   /** Time of the newest change not reconciled yet (ms). */
   dirtySince?: number;
-  /** The sync whose approval its deprovisioning waits for. */
+  /** The held sync whose approval its removal (deprovisioning, deletion, members out) waits for. */
   heldBy?: string;
   /** Users: the groups listing the user. */
   groups?: string[];
@@ -113,7 +113,10 @@ export class IdentityTraceQueries {
     };
   }
 
-  /** The sync awaiting approval that holds this identity's deprovisioning, if any. */
+  /**
+   * The sync awaiting approval that holds a removal of this identity, if any: a user it would
+   * deprovision, a group it would delete or take members out of.
+   */
   private async heldBy(kind: IdentityKind, id: string): Promise<string | undefined> {
     const syncId = await this.redis.get(this.keys.syncActive());
     if (!syncId) return undefined;
@@ -122,19 +125,16 @@ export class IdentityTraceQueries {
       this.redis.get(this.keys.syncHeld(syncId)),
     ]);
     if (state !== 'awaiting-approval' || !raw) return undefined;
-    const held = parseJson<HeldDeprovisioning[]>(raw);
-    const holds = (work: HeldDeprovisioning) =>
-      (kind === 'user' ? work.deleteUsers : work.deleteGroups)?.includes(id) ||
-      work.deprovision?.some((change) => change.kind === kind && change.id === id);
-    return Array.isArray(held) && held.some(holds) ? syncId : undefined;
+    const removals = parseJson<HeldRemovals>(raw).removals;
+    const ids =
+      kind === 'user' ? removals?.users : [...(removals?.groups ?? []), ...(removals?.memberships ?? [])];
+    return ids?.includes(id) ? syncId : undefined;
   }
 }
 
-/** What a held sync keeps of its deprovisioning (the parts read here). */
-interface HeldDeprovisioning {
-  deleteUsers?: string[];
-  deleteGroups?: string[];
-  deprovision?: { kind: IdentityKind; id: string }[];
+/** The part of a held sync's record (sync/full-sync.context.ts, HeldRun) read here. */
+interface HeldRemovals {
+  removals?: { users?: string[]; groups?: string[]; memberships?: string[] };
 }
 
 function numberField<K extends string>(name: K, value: string | null | undefined): { [P in K]?: number } {

@@ -1,17 +1,24 @@
+import type { IdentityKind } from '../domain/identity.js';
 import type { Keys } from './keys.js';
+import { LuaScript } from './lua-script.js';
 import type { RedisClient } from './redis-connection.js';
 import { storeCall } from './redis-errors.js';
 
 /**
- * Counts for GET /admin/status and the gauges of /metrics, each a single O(1) Redis command
- * (key layout: keys.ts).
+ * Counts for GET /admin/status and the gauges of /metrics (key layout: keys.ts): O(1) commands,
+ * and one intersection of the managed set with the desired one per kind.
  */
 
 export interface KindCounts {
   /** Identities in the desired state. */
   desired: number;
-  /** Identities the bridge created or adopted on the target. */
+  /** Identities the bridge created or adopted on the target and still wants there. */
   managed: number;
+  /**
+   * Identities the bridge manages on the target but no longer wants: deactivated there
+   * (DEPROVISION=deactivate), or about to be deprovisioned (then also counted as pending).
+   */
+  deprovisioned: number;
 }
 
 export interface StoreCounts {
@@ -22,6 +29,18 @@ export interface StoreCounts {
   /** Identities with a change not reconciled yet. */
   pending: number;
 }
+
+/**
+ * Members of the managed set (KEYS[1]) that are in the desired zset (KEYS[2]): what ZINTERCARD
+ * answers on Redis 7, for older servers.
+ */
+const MANAGED_AND_DESIRED = new LuaScript(`
+local n = 0
+for _, id in ipairs(redis.call('SMEMBERS', KEYS[1])) do
+  if redis.call('ZSCORE', KEYS[2], id) then n = n + 1 end
+end
+return n
+`);
 
 export class StatusQueries {
   constructor(
@@ -43,12 +62,33 @@ export class StatusQueries {
           this.redis.zcard(k.dirtyForSync()),
         ]),
     );
+    const [usersWanted, groupsWanted] = await Promise.all([
+      this.managedAndDesired('user'),
+      this.managedAndDesired('group'),
+    ]);
     return {
-      users: { desired: users, managed: managedUsers },
-      groups: { desired: groups, managed: managedGroups },
+      users: { desired: users, managed: usersWanted, deprovisioned: Math.max(0, managedUsers - usersWanted) },
+      groups: {
+        desired: groups,
+        managed: groupsWanted,
+        deprovisioned: Math.max(0, managedGroups - groupsWanted),
+      },
       failures,
       pending: pending + pendingForSync,
     };
+  }
+
+  /** How many identities of a kind the bridge manages and still wants (ZINTERCARD, Redis ≥ 7). */
+  async managedAndDesired(kind: IdentityKind, options: { script?: boolean } = {}): Promise<number> {
+    const keys = [this.keys.managed(kind), this.keys.all(kind)];
+    if (!options.script) {
+      try {
+        return await storeCall(() => this.redis.zintercard(2, ...keys));
+      } catch (error) {
+        if (!(error instanceof Error && /unknown command/i.test(error.message))) throw error;
+      }
+    }
+    return Number(await storeCall(() => MANAGED_AND_DESIRED.run(this.redis, keys)));
   }
 
   failureCount(): Promise<number> {

@@ -1,7 +1,6 @@
 import { BridgeError } from '../domain/errors.js';
-import type { DeprovisionLimit } from '../config/schema.js';
 import type { Snapshot } from '../domain/identity.js';
-import type { PlannedChange, SyncPlan } from '../domain/sync-plan.js';
+import type { SyncPlan } from '../domain/sync-plan.js';
 import type { Logger } from '../ops/logger.js';
 import type { TargetHealth } from '../reconcile/target-health.js';
 import type { DesiredChange } from '../domain/desired-change.js';
@@ -13,11 +12,12 @@ import type { SyncPhase, SyncRecordStore } from './sync-record.store.js';
 import type { RequestTrace } from '../platform/scim-http.js';
 import type { PlatformClient } from '../platform/platform.client.js';
 import type { ReconcileJobs } from './sync-stage.js';
-import type { SummaryBase } from './sync-report.js';
+import type { GuardSettings, SourceCount } from './sync-guards.js';
 
-export interface FullSyncSettings {
+export interface FullSyncSettings extends GuardSettings {
   deprovision: 'deactivate' | 'delete';
-  deprovisionLimit: DeprovisionLimit;
+  /** The configured DIRECTORY_SOURCE (`none`, `file`, `ldap`, `scim`): the name its syncs record. */
+  sourceName: string;
   /** Listing pages requested at once. */
   concurrency: number;
 }
@@ -38,14 +38,17 @@ export interface FullSyncDeps {
   health?: Pick<TargetHealth, 'failed' | 'succeeded'>;
 }
 
-/** What a held sync keeps until it is approved: deletions not yet applied, deprovisions not yet sent. */
-export interface HeldWork {
-  deleteUsers: string[];
-  deleteGroups: string[];
-  deprovision: PlannedChange[];
-  observedAt: number;
-  base: SummaryBase;
+/**
+ * What a held sync keeps in Redis until it is approved (P:sync:<id>:held), beside the snapshot it
+ * read. Nothing of the run is applied while it waits: approval plans again from that snapshot
+ * against a fresh listing and applies the whole run.
+ */
+export interface HeldRun {
+  source: SourceCount;
+  /** How long the run took until it was held (ms), for the summary. */
   elapsedMs: number;
+  /** Ids whose removal waits: users to deprovision, groups to delete, groups losing members. */
+  removals: { users: string[]; groups: string[]; memberships: string[] };
 }
 
 /** Changes to the desired state that a pushed or read snapshot brings. */
@@ -61,8 +64,11 @@ export interface Prepared {
   /** When the listing started: runs trust what it showed unless they wrote to the identity since. */
   observedAt: number;
   trace: RequestTrace;
-  /** DEPROVISION_LIMIT as a count of users. */
-  limit: number;
+  source: SourceCount;
+  /** The snapshot read from a directory source (a held sync keeps it); absent for a pushed one. */
+  sourceSnapshot?: Snapshot;
+  /** Users the bridge manages that are still desired (the base of a DEPROVISION_LIMIT share). */
+  managedUsers: number;
 }
 
 /** How long each phase took (ms) and the process's memory at its end (MB), for the summary. */

@@ -6,78 +6,69 @@ import {
   PhaseTimes,
   progress,
   type FullSyncDeps,
-  type HeldWork,
+  type HeldRun,
   type Prepared,
 } from './full-sync.context.js';
+import { judge, type Verdict } from './sync-guards.js';
 import { prepare } from './sync-prepare.js';
 import { planReport, summarise, summaryBase } from './sync-report.js';
 import { runStage } from './sync-stage.js';
 import { recordedError } from './sync-error.js';
 
-export type { FullSyncDeps, FullSyncSettings, HeldWork } from './full-sync.context.js';
-export { resolveLimit } from './sync-prepare.js';
+export type { FullSyncDeps, FullSyncSettings, HeldRun } from './full-sync.context.js';
+export { resolveLimit } from './sync-guards.js';
 
 /**
  * A full reconciliation (SPEC §6): read the source, list the target, plan, then (unless a dry run)
- * apply through the per-identity jobs — users, then groups. A plan that deprovisions more users than
- * DEPROVISION_LIMIT applies its creates and updates and holds the rest (including the deletions
- * from the desired state) for approval. Re-running it after a crash plans again from what is
- * there: the runs are level-triggered, so nothing is written twice.
+ * apply through the per-identity jobs — users, then groups. A source listing no users is refused
+ * (sync-guards.ts). A run the guards hold — more deprovisioning than DEPROVISION_LIMIT, or a source
+ * that shrank by more than SOURCE_SHRINK_LIMIT — applies nothing at all, neither to the desired
+ * state nor to the platform, and keeps what it read until approved (runApprovedSync) or cancelled.
+ * Re-running it after a crash plans again from what is there: the runs are level-triggered, so
+ * nothing is written twice.
  */
-export async function runFullSync(deps: FullSyncDeps, syncId: string): Promise<void> {
+export async function runFullSync(deps: FullSyncDeps, syncId: string, approved = false): Promise<void> {
   const started = Date.now();
   const times = new PhaseTimes();
   const record = await deps.records.get(syncId);
   if (!record) throw new Error(`sync ${syncId} has no record`);
-  await deps.records.update(syncId, { state: 'running', startedAt: deps.records.clock.now() });
+  await deps.records.update(syncId, {
+    state: 'running',
+    ...(approved ? {} : { startedAt: deps.records.clock.now() }),
+  });
   try {
-    const prepared = await prepare(deps, syncId, times);
+    const prepared = await prepare(deps, syncId, times, { record, approved });
     collectGarbage(); // the listing and the stored state are no longer needed, only the plan
-    const held = prepared.plan.counts.users.deprovision > prepared.limit;
-    const report = planReport(prepared.plan, { held, limit: prepared.limit, dryRun: record.dryRun });
+    const judged = await judge(deps.records, syncId, deps.settings, {
+      source: prepared.source,
+      deprovision: prepared.plan.counts.users.deprovision,
+      managedUsers: prepared.managedUsers,
+    });
+    // An approved run applies what it finds now: the operator has seen the plan and released it.
+    const verdict: Verdict = approved ? { ...judged, held: false, reasons: [] } : judged;
+    const options = { verdict, source: prepared.source, approved, settings: deps.settings };
+    const report = planReport(prepared.plan, options);
     await deps.records.update(syncId, { plan: report });
-    if (!record.dryRun) await apply(deps, syncId, prepared, held, times);
-    if (held && !record.dryRun) return await hold(deps, syncId, prepared, Date.now() - started);
-    await finish(deps, syncId, prepared, started, times);
+    if (verdict.held && !record.dryRun)
+      return await hold(deps, syncId, prepared, verdict, Date.now() - started);
+    if (!record.dryRun) await apply(deps, syncId, prepared, times);
+    const heldFor = approved ? ((await deps.records.held<HeldRun>(syncId))?.elapsedMs ?? 0) : 0;
+    await finish(deps, syncId, prepared, started - heldFor, times);
   } catch (error) {
     await fail(deps, syncId, error);
     if (!isBridgeError(error, 'cancelled')) throw error;
   }
 }
 
-/** Continues a held sync once approved: the deletions and deprovisions it held back. */
+/**
+ * Continues a held sync once approved: plans again from the snapshot it kept, against a fresh
+ * listing of the platform, and applies the whole run — additions, changes and removals.
+ */
 export async function runApprovedSync(deps: FullSyncDeps, syncId: string): Promise<void> {
-  const started = Date.now();
-  try {
-    await deps.records.update(syncId, {
-      state: 'running',
-      progress: { phase: 'deprovisioning', done: 0, total: 0 },
-    });
-    const [work] = await deps.records.held<HeldWork>(syncId);
-    if (!work) throw new Error(`sync ${syncId} holds nothing to approve`);
-    await applyDeletions(deps, work.deleteUsers, work.deleteGroups);
-    for (const kind of ['user', 'group'] as const) {
-      const changes = work.deprovision.filter((c) => c.kind === kind);
-      await runStage(deps, syncId, 'deprovisioning', changes, work.observedAt);
-    }
-    const record = await deps.records.get(syncId);
-    await deps.records.finish(syncId, 'completed', {
-      summary: summarise(record, work.base, work.elapsedMs + Date.now() - started),
-      progress: { phase: 'done', done: work.deprovision.length, total: work.deprovision.length },
-    });
-  } catch (error) {
-    await fail(deps, syncId, error);
-    if (!isBridgeError(error, 'cancelled')) throw error;
-  }
+  await runFullSync(deps, syncId, true);
 }
 
-async function apply(
-  deps: FullSyncDeps,
-  syncId: string,
-  prepared: Prepared,
-  held: boolean,
-  times: PhaseTimes,
-) {
+async function apply(deps: FullSyncDeps, syncId: string, prepared: Prepared, times: PhaseTimes) {
   times.start('writingDesiredState');
   await progress(deps, syncId, 'applying', 0, prepared.plan.changes.length);
   const { upserts, deleteUsers, deleteGroups } = prepared.desired;
@@ -91,15 +82,15 @@ async function apply(
         ? { ...change, clean: true }
         : change;
   await applyInBatches(deps, upserts.map(clean));
-  if (!held) await applyDeletions(deps, deleteUsers, deleteGroups);
+  await applyDeletions(deps, deleteUsers, deleteGroups);
   await deps.state.adoptBulk(prepared.plan.adoptions);
-  const now = prepared.plan.changes.filter((c) => !held || c.action !== 'deprovision');
   times.start('users');
+  const changes = prepared.plan.changes;
   await runStage(
     deps,
     syncId,
     'applying',
-    now.filter((c) => c.kind === 'user'),
+    changes.filter((c) => c.kind === 'user'),
     prepared.observedAt,
   );
   await checkCancel(deps, syncId);
@@ -108,35 +99,46 @@ async function apply(
     deps,
     syncId,
     'applying',
-    now.filter((c) => c.kind === 'group'),
+    changes.filter((c) => c.kind === 'group'),
     prepared.observedAt,
   );
 }
 
+/**
+ * Holds the whole run: writes nothing but the held record (and, for a directory source, the
+ * snapshot it read), so that approval applies what was shown even after a worker restart.
+ */
 async function hold(
   deps: FullSyncDeps,
   syncId: string,
   prepared: Prepared,
+  verdict: Verdict,
   elapsedMs: number,
 ): Promise<void> {
-  const { deleteUsers, deleteGroups } = prepared.desired;
-  const deprovision = prepared.plan.changes.filter((c) => c.action === 'deprovision');
-  const base = summaryBase(prepared.plan, prepared.trace.counts);
-  const work: HeldWork = {
-    deleteUsers,
-    deleteGroups,
-    deprovision,
-    observedAt: prepared.observedAt,
-    base,
+  const removing = (kind: 'user' | 'group') =>
+    prepared.plan.changes.filter((c) => c.kind === kind && c.action === 'deprovision').map((c) => c.id);
+  const work: HeldRun = {
+    source: prepared.source,
     elapsedMs,
+    removals: {
+      users: removing('user'),
+      groups: removing('group'),
+      memberships: prepared.plan.changes.filter((c) => c.removedMembers?.length).map((c) => c.id),
+    },
   };
-  await deps.records.saveHeld(syncId, [work]);
+  const snapshot = prepared.sourceSnapshot ? JSON.stringify(prepared.sourceSnapshot) : undefined;
+  await deps.records.saveHeld(syncId, work, snapshot);
+  const removals =
+    work.removals.users.length + work.removals.groups.length + work.removals.memberships.length;
   await deps.records.update(syncId, {
     state: 'awaiting-approval',
-    progress: { phase: 'awaiting-approval', done: 0, total: deprovision.length },
+    progress: { phase: 'awaiting-approval', done: 0, total: removals },
   });
-  const { deprovision: count } = prepared.plan.counts.users;
-  deps.logger.warn({ syncId, deprovision: count, limit: prepared.limit }, 'full sync held for approval');
+  const { deprovision } = prepared.plan.counts.users;
+  deps.logger.warn(
+    { syncId, reasons: verdict.reasons, deprovision, limit: verdict.limit, source: prepared.source },
+    'full sync held for approval: nothing applied',
+  );
 }
 
 async function finish(

@@ -1,9 +1,9 @@
-import type { DeprovisionLimit } from '../config/schema.js';
 import { canonicalGroupJson, canonicalUserJson } from '../domain/canonical.js';
 import type { DesiredGroup, DesiredUser, Snapshot } from '../domain/identity.js';
 import { planSync } from '../domain/sync-plan.js';
 import { loadAllIdentities, type StoredIdentity } from '../store/desired-state.bulk.js';
 import type { DesiredChange } from '../domain/desired-change.js';
+import { BridgeError } from '../domain/errors.js';
 import { collectGarbage } from '../ops/memory.js';
 import { listAll } from '../platform/list-all.js';
 import { newTrace, type RequestTrace } from '../platform/scim-http.js';
@@ -15,17 +15,41 @@ import {
   type PhaseTimes,
   type Prepared,
 } from './full-sync.context.js';
+import { refuseEmptySource, type SourceCount } from './sync-guards.js';
+import type { SyncRecord } from './sync-record.store.js';
 
-/** Reads the source and the stored state, lists the target and plans (SPEC §6). Writes nothing. */
-export async function prepare(deps: FullSyncDeps, syncId: string, times: PhaseTimes): Promise<Prepared> {
+/** The run being prepared: its record, and whether it is the approved continuation of a held one. */
+export interface PrepareRun {
+  record: SyncRecord;
+  approved: boolean;
+}
+
+/**
+ * Reads the source and the stored state, lists the target and plans (SPEC §6). Writes nothing but
+ * the source's name and user count on the sync's record. An empty source is refused here, before
+ * the listing (unless the request allowed it, or this is an approved run).
+ */
+export async function prepare(
+  deps: FullSyncDeps,
+  syncId: string,
+  times: PhaseTimes,
+  run: PrepareRun,
+): Promise<Prepared> {
   times.start('readingSource');
   await progress(deps, syncId, 'reading-source', 0, 1);
-  const snapshot = await readDesired(deps, syncId);
+  const { snapshot, source, fromDirectory } = await readDesired(deps, syncId, run);
+  await deps.records.update(syncId, {
+    source: source.name,
+    ...(source.users === undefined ? {} : { sourceUsers: source.users }),
+  });
   const parse = { parse: snapshot === undefined };
   const [users, groups] = await Promise.all([
     loadAllIdentities(deps.redis, deps.keys, 'user', parse),
     loadAllIdentities(deps.redis, deps.keys, 'group', parse),
   ]);
+  // Users the bridge manages and still wants: deactivated ones no longer count (SPEC §6, Guards).
+  const managedUsers = [...users.values()].filter((u) => u.managed && u.json !== undefined).length;
+  if (!run.approved) refuseEmptySource(source, managedUsers, run.record.allowEmpty);
   const desired = snapshot
     ? desiredChanges(snapshot, users, groups)
     : { upserts: [], deleteUsers: [], deleteGroups: [] };
@@ -55,14 +79,43 @@ export async function prepare(deps: FullSyncDeps, syncId: string, times: PhaseTi
     targetGroups,
     deprovision: deps.settings.deprovision,
   });
-  const managed = [...users.values()].filter((u) => u.managed).length;
-  return { plan, desired, observedAt, trace, limit: resolveLimit(deps.settings.deprovisionLimit, managed) };
+  return {
+    plan,
+    desired,
+    observedAt,
+    trace,
+    source,
+    ...(fromDirectory && snapshot ? { sourceSnapshot: snapshot } : {}),
+    managedUsers,
+  };
 }
 
-async function readDesired(deps: FullSyncDeps, syncId: string): Promise<Snapshot | undefined> {
-  const pushed = await deps.records.snapshotPayload(syncId);
-  if (pushed) return JSON.parse(pushed) as Snapshot;
-  return deps.readSource ? deps.readSource() : undefined;
+/**
+ * The snapshot the sync reconciles: the one stored with it (pushed with the request, or kept by a
+ * held sync), else what the directory source returns now; none when there is no source.
+ */
+async function readDesired(
+  deps: FullSyncDeps,
+  syncId: string,
+  run: PrepareRun,
+): Promise<{ snapshot?: Snapshot; source: SourceCount; fromDirectory?: true }> {
+  const stored = await deps.records.snapshotPayload(syncId);
+  const recorded = run.record.source;
+  if (stored) {
+    const snapshot = JSON.parse(stored) as Snapshot;
+    return { snapshot, source: { name: recorded ?? 'snapshot', users: snapshot.users.length } };
+  }
+  if (run.approved && recorded && recorded !== 'none') {
+    // Never fall back to something other than what was approved.
+    throw new BridgeError(
+      'interrupted',
+      `The snapshot sync ${syncId} held is gone from Redis; start a new sync`,
+    );
+  }
+  if (!deps.readSource) return { source: { name: 'none' } };
+  const snapshot = await deps.readSource();
+  const source = { name: deps.settings.sourceName, users: snapshot.users.length };
+  return { snapshot, source, fromDirectory: true };
 }
 
 async function listTarget(deps: FullSyncDeps, syncId: string, trace: RequestTrace) {
@@ -132,9 +185,4 @@ function sameMembers(a: readonly string[] | undefined, b: readonly string[]): bo
 
 function desiredOf<D>(map: Map<string, StoredIdentity<D>>): D[] {
   return [...map.values()].flatMap((s) => (s.desired ? [s.desired] : []));
-}
-
-/** DEPROVISION_LIMIT as a count: N, or N% of the users the bridge manages. */
-export function resolveLimit(limit: DeprovisionLimit, managedUsers: number): number {
-  return limit.kind === 'count' ? limit.value : Math.floor((limit.value / 100) * managedUsers);
 }

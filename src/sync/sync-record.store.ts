@@ -10,14 +10,7 @@ import type { SyncError } from './sync-error.js';
 
 export type SyncState = 'queued' | 'running' | 'awaiting-approval' | 'completed' | 'failed';
 export type SyncPhase =
-  | 'queued'
-  | 'reading-source'
-  | 'listing-target'
-  | 'planning'
-  | 'applying'
-  | 'awaiting-approval'
-  | 'deprovisioning'
-  | 'done';
+  'queued' | 'reading-source' | 'listing-target' | 'planning' | 'applying' | 'awaiting-approval' | 'done';
 
 export interface SyncProgress {
   phase: SyncPhase;
@@ -38,6 +31,12 @@ export interface SyncRecord {
   plan?: Record<string, unknown>;
   summary?: Record<string, unknown>;
   error?: SyncError;
+  /** The request said the directory may really be empty (SPEC §6, Guards). */
+  allowEmpty: boolean;
+  /** Where its users came from (`snapshot`, the DIRECTORY_SOURCE, `none`), once read. */
+  source?: string;
+  /** How many users that source listed. */
+  sourceUsers?: number;
   /** Outcomes of the reconcile runs the sync waited on: "user:created" → n. */
   outcomes: Record<string, number>;
   /** Requests those runs sent, by method. */
@@ -59,7 +58,7 @@ export class SyncRecordStore {
   /** Returns the new sync's id, or the id of the one already running or held. */
   async start(
     syncId: string,
-    options: { dryRun: boolean; trigger: string; snapshot?: string },
+    options: { dryRun: boolean; trigger: string; snapshot?: string; allowEmpty?: boolean },
   ): Promise<{ started: boolean; syncId: string }> {
     const args = [
       syncId,
@@ -67,6 +66,7 @@ export class SyncRecordStore {
       options.dryRun ? '1' : '0',
       options.trigger,
       options.snapshot ?? '',
+      options.allowEmpty ? '1' : '0',
     ];
     const keys = syncRecordKeys(this.keys, syncId);
     const [status, id] = (await storeCall(() => scripts.start.run(this.redis, keys, args))) as [
@@ -94,7 +94,7 @@ export class SyncRecordStore {
 
   async update(
     syncId: string,
-    fields: Partial<Record<'state' | 'startedAt' | 'progress' | 'plan', unknown>>,
+    fields: Partial<Record<'state' | 'startedAt' | 'progress' | 'plan' | 'source' | 'sourceUsers', unknown>>,
   ): Promise<void> {
     const flat = Object.entries(fields).flatMap(([k, v]) => [
       k,
@@ -150,14 +150,44 @@ export class SyncRecordStore {
     await storeCall(() => this.redis.del(this.keys.syncPending(syncId)));
   }
 
-  async saveHeld(syncId: string, held: readonly unknown[]): Promise<void> {
-    const key = this.keys.syncHeld(syncId);
-    await storeCall(() => this.redis.multi().del(key).set(key, JSON.stringify(held)).exec());
+  /**
+   * Keeps what a held sync needs until approval, without expiry: its held record and the snapshot
+   * it read (`snapshot`: one a directory source returned; absent: the pushed one, already stored).
+   */
+  async saveHeld(syncId: string, held: unknown, snapshot?: string): Promise<void> {
+    const multi = this.redis.multi().set(this.keys.syncHeld(syncId), JSON.stringify(held));
+    if (snapshot === undefined) multi.persist(this.keys.syncSnapshot(syncId));
+    else multi.set(this.keys.syncSnapshot(syncId), snapshot);
+    await storeCall(() => multi.exec());
   }
 
-  async held<T>(syncId: string): Promise<T[]> {
+  async held<T>(syncId: string): Promise<T | undefined> {
     const raw = await storeCall(() => this.redis.get(this.keys.syncHeld(syncId)));
-    return raw ? (JSON.parse(raw) as T[]) : [];
+    return raw ? (JSON.parse(raw) as T) : undefined;
+  }
+
+  /**
+   * The last completed sync (not a dry run, not `except`) that read the named source, with the
+   * number of users it listed: the baseline of SOURCE_SHRINK_LIMIT.
+   */
+  async lastCompletedOf(
+    source: string,
+    except: string,
+  ): Promise<{ jobId: string; users: number } | undefined> {
+    const ids = await storeCall(() => this.redis.zrevrange(this.keys.syncRuns(), 0, -1));
+    for (let i = 0; i < ids.length; i += 20) {
+      const batch = ids.slice(i, i + 20).filter((id) => id !== except);
+      const fields = ['state', 'dryRun', 'source', 'sourceUsers'] as const;
+      const rows = await storeCall(() =>
+        Promise.all(batch.map((id) => this.redis.hmget(this.keys.sync(id), ...fields))),
+      );
+      for (const [n, [state, dryRun, name, users]] of rows.entries()) {
+        const jobId = batch[n];
+        if (jobId && state === 'completed' && dryRun !== '1' && name === source && users)
+          return { jobId, users: Number(users) };
+      }
+    }
+    return undefined;
   }
 
   async snapshotPayload(syncId: string): Promise<string | undefined> {
@@ -205,6 +235,9 @@ function toRecord(jobId: string, hash: Record<string, string>): SyncRecord {
     ...(hash.plan ? { plan: json('plan') } : {}),
     ...(hash.summary ? { summary: json('summary') } : {}),
     ...(hash.error ? { error: json('error') } : {}),
+    allowEmpty: hash.allowEmpty === '1',
+    ...(hash.source ? { source: hash.source } : {}),
+    ...(hash.sourceUsers ? { sourceUsers: Number(hash.sourceUsers) } : {}),
     outcomes: counters('c:'),
     requests: counters('r:'),
     cancelRequested: hash.cancel === '1',

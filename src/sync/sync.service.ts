@@ -15,6 +15,8 @@ export interface StartRequest {
   /** A validated snapshot pushed with the request (replaces the desired state). */
   snapshot?: Snapshot;
   trigger: 'admin' | 'cli' | 'demo' | 'schedule';
+  /** The directory may really be empty: a source listing no users is not refused (SPEC §6, Guards). */
+  allowEmpty?: boolean;
 }
 
 /**
@@ -52,6 +54,7 @@ export class SyncService {
       dryRun: request.dryRun,
       trigger: request.trigger,
       snapshot,
+      allowEmpty: request.allowEmpty ?? false,
     });
     if (!claim.started) {
       if (request.snapshot) {
@@ -96,7 +99,10 @@ export class SyncService {
     return { ...record, state: 'running' };
   }
 
-  /** Cancels a queued, running or held sync. Writes already sent stay. */
+  /**
+   * Cancels a queued, running or held sync. Writes already sent stay; a held sync has sent none,
+   * and ending it drops what it kept for approval.
+   */
   async cancel(syncId: string): Promise<SyncRecord> {
     const record = await this.require(syncId);
     if (record.state === 'completed' || record.state === 'failed') {

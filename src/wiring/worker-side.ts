@@ -141,6 +141,8 @@ function startSyncWorkers(
       settings: {
         deprovision: config.reconcile.deprovision,
         deprovisionLimit: config.reconcile.deprovisionLimit,
+        sourceShrinkLimit: config.reconcile.sourceShrinkLimit,
+        sourceName: config.directory.source,
         concurrency: config.target.concurrency,
       },
       service: store.syncs,

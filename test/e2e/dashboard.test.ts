@@ -46,7 +46,7 @@ describe('web dashboard in Chromium', () => {
   beforeAll(async () => {
     if (!existsSync(CHROMIUM)) {
       throw new Error(
-        `No Chromium at ${CHROMIUM}: apt-get install chromium (as .ci/run does) or set CHROMIUM_PATH`,
+        `No Chromium at ${CHROMIUM}: apt-get install chromium (as npm test does) or set CHROMIUM_PATH`,
       );
     }
     fixture = await startAdminFixture();
@@ -158,6 +158,39 @@ describe('web dashboard in Chromium', () => {
     expect(fixture.target.findUserByUserName('fixed@example.com')).toBeDefined();
     await nav().getByRole('link', { name: 'Failures' }).click();
     await page.getByText('No failures.').waitFor();
+  }, 60_000);
+
+  it('shows a held sync in the top banner, names what it would remove, and cancels it', async () => {
+    const members = () => fixture.target.groups().map((g) => g.members?.length ?? 0);
+    const before = members();
+    // Half of the directory is missing: over the default limit (20% of the managed users).
+    const held = await startSync(fixture, { snapshot: snapshotOf(6) });
+    expect((await settledSync(fixture, held)).state).toBe('awaiting-approval');
+    await nav().getByRole('link', { name: 'Overview' }).click();
+    const link = page.locator('#banner-held');
+    await link.waitFor({ timeout: 20_000 });
+    expect(await link.innerText()).toContain(`Sync ${held} is held for approval`);
+    await page.locator('#banner.warn').waitFor();
+    await link.click();
+    await page.waitForURL(new RegExp(`#/syncs/${held}$`));
+    await page.locator('#sync-state', { hasText: 'awaiting-approval' }).waitFor();
+    expect(await page.locator('#held').innerText()).toMatch(
+      /^Held: nothing of this sync has been applied, because it deprovisions \d+ users, over DEPROVISION_LIMIT 500,20%/,
+    );
+    await page.getByRole('heading', { name: 'Removals held for approval' }).waitFor();
+    const users = page.getByRole('table', { name: /^Users to deprovision/ });
+    await users.getByRole('row', { name: /u11 user11@example\.com/ }).waitFor();
+    const memberships = page.getByRole('table', { name: /^Members to remove \(6 from 2 groups\)/ });
+    await memberships.getByRole('row', { name: /g-eng 3 Engineering: .*user6@example\.com/ }).waitFor();
+    await page.screenshot({ path: join(SCREENSHOTS, 'sync-held.png'), fullPage: true });
+
+    await page.getByRole('button', { name: 'Cancel sync' }).click();
+    await page.locator('#sync-state', { hasText: 'failed' }).waitFor();
+    expect(members()).toEqual(before);
+    expect(
+      fixture.target.users().filter((u) => u.userName === 'user11@example.com' && u.active),
+    ).toHaveLength(1);
+    await expect.poll(() => link.count(), { timeout: 20_000 }).toBe(0);
   }, 60_000);
 
   it('shows a refused platform token in the health banner', async () => {

@@ -28,7 +28,10 @@ describe('admin API: status, identity traces, failures', () => {
     expect(before).toMatchObject({
       status: 'ok',
       target: { state: 'reachable', since: null, pausedForMs: 0 },
-      identities: { users: { desired: 0, managed: 0 }, groups: { desired: 0, managed: 0 } },
+      identities: {
+        users: { desired: 0, managed: 0, deprovisioned: 0 },
+        groups: { desired: 0, managed: 0, deprovisioned: 0 },
+      },
       failures: 0,
       activeSync: null,
       lastSync: null,
@@ -42,14 +45,25 @@ describe('admin API: status, identity traces, failures', () => {
     await startSync(f, { dryRun: true }).then((id) => settledSync(f, id));
     const after = (await f.http().get('/admin/status').set(auth).expect(200)).body;
     expect(after.identities).toEqual({
-      users: { desired: 6, managed: 6 },
-      groups: { desired: 2, managed: 2 },
+      users: { desired: 6, managed: 6, deprovisioned: 0 },
+      groups: { desired: 2, managed: 2, deprovisioned: 0 },
     });
     expect(after.lastFullSync).toMatchObject({ jobId, state: 'completed', dryRun: false });
     expect(after.lastFullSync.summary).toMatchObject({ created: 8, failed: 0 });
     expect(after.lastSync).toMatchObject({ state: 'completed', dryRun: true });
     expect(after.lastSync.jobId).not.toBe(jobId);
     expect(after.queues.sync.completed).toBeGreaterThanOrEqual(2);
+
+    // A deactivated user is counted as deprovisioned, not as a managed one, as its own view says.
+    await settledSync(f, await startSync(f, { snapshot: snapshotOf(5) }));
+    await f.engine.drain();
+    const later = (await f.http().get('/admin/status').set(auth).expect(200)).body;
+    expect(later).toMatchObject({
+      identities: { users: { desired: 5, managed: 5, deprovisioned: 1 } },
+      pending: 0,
+    });
+    const gone = (await f.http().get('/admin/identities/users/u5').set(auth).expect(200)).body;
+    expect(gone).toMatchObject({ status: 'deprovisioned', desired: null, managed: true });
   });
 
   it('explains a user: desired state, target id, last applied and the history of its run', async () => {

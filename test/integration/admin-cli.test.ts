@@ -48,8 +48,9 @@ describe('scim-bridge status, failures, explain', () => {
     expect(code).toBe(0);
     expect(text).toMatch(/^Target: reachable/);
     expect(text).toContain('Failures: 1');
-    expect(text).toMatch(/users\s+4\s+3/);
-    expect(text).toMatch(/groups\s+2\s+2/);
+    expect(text).toMatch(/desired\s+managed\s+deprovisioned/);
+    expect(text).toMatch(/users\s+4\s+3\s+0\n/);
+    expect(text).toMatch(/groups\s+2\s+2\s+0\n/);
     expect(text).toMatch(/reconcile\s+0\s+0\s+0\s+0\s+0\s+0\s+1/);
     expect(text).toMatch(/Last full sync: sync-\S+ completed at .*: 5 created/);
     expect(text).toContain('Running sync:   none');

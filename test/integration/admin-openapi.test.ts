@@ -113,8 +113,17 @@ describe('admin API OpenAPI document', () => {
     await post(`/admin/sync/${held.body.jobId}/cancel`, '/admin/sync/{jobId}/cancel');
     const again = await post('/admin/sync', '/admin/sync', { snapshot: snapshotOf(5) });
     await settledSync(fixture, again.body.jobId);
-    const cancelled = await post('/admin/sync', '/admin/sync', { snapshot: { users: [], groups: [] } });
-    await settledSync(fixture, cancelled.body.jobId);
+    // An empty source is refused (failed, its error on the source's side); a shrunken one held, cancelled.
+    const refused = await post('/admin/sync', '/admin/sync', { snapshot: { users: [], groups: [] } });
+    expect(await settledSync(fixture, refused.body.jobId)).toMatchObject({
+      state: 'failed',
+      error: { code: 'source_empty', side: 'source' },
+    });
+    await get(`/admin/sync/${refused.body.jobId}`, '/admin/sync/{jobId}');
+    const cancelled = await post('/admin/sync', '/admin/sync', { snapshot: snapshotOf(3), allowEmpty: true });
+    expect(await settledSync(fixture, cancelled.body.jobId)).toMatchObject({ state: 'awaiting-approval' });
+    await get(`/admin/sync/${cancelled.body.jobId}`, '/admin/sync/{jobId}');
+    await get('/admin/identities/groups/g-eng', '/admin/identities/{kind}/{key}');
     await post(`/admin/sync/${cancelled.body.jobId}/cancel`, '/admin/sync/{jobId}/cancel');
     await get('/admin/sync/sync-nothing-0', '/admin/sync/{jobId}');
     await post('/admin/sync/sync-nothing-0/cancel', '/admin/sync/{jobId}/cancel');

@@ -52,6 +52,9 @@ describe('scim-bridge check-config', () => {
     expect(status).toBe(0);
     expect(stdout).toContain('https://acme.example.com');
     expect(stdout).not.toContain(valid.TARGET_TOKEN);
+    // The guards' limits read as they are configured, not as the parsed objects.
+    expect(stdout).toMatch(/^ {2}deprovisionLimit: 500,20%$/m);
+    expect(stdout).toMatch(/^ {2}sourceShrinkLimit: 30%$/m);
   });
 
   it('stops on LDAP settings only building the source can check: one line each, exit 1, no stack', () => {

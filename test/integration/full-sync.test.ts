@@ -142,20 +142,29 @@ describe('full reconciliation', () => {
     expect(await engine.bridge.store.desired.getUser('u9')).toBeDefined();
   });
 
-  it('holds deprovisioning over the limit until approved; creates and updates go ahead', async () => {
-    await setUp({ DEPROVISION_LIMIT: '2' });
+  it('holds the whole run over the limit: nothing is applied until approved, then all of it', async () => {
+    await setUp({ DEPROVISION_LIMIT: '2', SOURCE_SHRINK_LIMIT: '100%' });
     await settled(await sync({ snapshot: snapshotOf(10) }));
     const next = { users: [...users(5), user(50)], groups: [] };
+    target.resetStats();
     const held = await settled(await sync({ snapshot: next }));
     expect(held.state).toBe('awaiting-approval');
     expect(held.plan).toMatchObject({
       held: true,
+      holdReasons: ['deprovision-limit'],
       deprovisionLimit: 2,
       users: { deprovision: 5, create: 1 },
+      removals: {
+        users: { total: 5, sample: expect.arrayContaining([{ id: 'u9', userName: 'user9@example.com' }]) },
+        groups: { total: 2, sample: expect.arrayContaining([{ id: 'g0', displayName: 'Group 0' }]) },
+      },
     });
-    expect(target.findUserByUserName('user50@example.com')).toBeDefined();
-    expect(target.users().filter((u) => u.active)).toHaveLength(11);
+    // Held: not even the creation went ahead, and the desired state is as it was.
+    expect(target.stats().requests.filter((r) => r.method !== 'GET')).toEqual([]);
+    expect(target.findUserByUserName('user50@example.com')).toBeUndefined();
+    expect(target.users().filter((u) => u.active)).toHaveLength(10);
     expect(await engine.bridge.store.desired.getUser('u9')).toBeDefined();
+    expect(await engine.bridge.store.desired.getUser('u50')).toBeUndefined();
     const heldId = (held as unknown as { jobId: string }).jobId;
     const identity = async (id: string) =>
       (await http().get(`/admin/identities/users/${id}`).set(auth).expect(200)).body;
@@ -163,16 +172,14 @@ describe('full reconciliation', () => {
     expect(await identity('u0')).toMatchObject({ heldBy: null });
 
     const other = await http().post('/admin/sync').set(auth).send({}).expect(202);
-    expect(other.body.jobId).toBe((held as unknown as { jobId: string }).jobId);
+    expect(other.body.jobId).toBe(heldId);
     await http().post('/admin/sync').set(auth).send({ snapshot: next }).expect(409);
 
-    await http()
-      .post(`/admin/sync/${(held as unknown as { jobId: string }).jobId}/approve`)
-      .set(auth)
-      .expect(202);
-    const done = await settled((held as unknown as { jobId: string }).jobId, ['completed', 'failed']);
+    await http().post(`/admin/sync/${heldId}/approve`).set(auth).expect(202);
+    const done = await settled(heldId, ['completed', 'failed']);
     expect(done.state).toBe('completed');
-    expect(await identity('u9')).toMatchObject({ heldBy: null });
+    expect(done.plan).toMatchObject({ approved: true, held: false });
+    expect(await identity('u9')).toMatchObject({ heldBy: null, status: 'deprovisioned' });
     // 5 users deactivated and the 2 groups the snapshot no longer has deleted.
     expect(done.summary).toMatchObject({ deprovisioned: 7, created: 1 });
     expect(done.summary.outcomes).toMatchObject({ 'user:deprovisioned': 5, 'group:deleted': 2 });
@@ -186,31 +193,43 @@ describe('full reconciliation', () => {
     expect(target.groups()).toHaveLength(0);
   });
 
-  it('a cancelled hold deprovisions nothing and keeps the desired state', async () => {
+  it('a cancelled hold applies nothing: users, groups, memberships and desired state stay', async () => {
     await setUp({ DEPROVISION_LIMIT: '10%' });
     await settled(await sync({ snapshot: snapshotOf(10) }));
-    const held = (await settled(await sync({ snapshot: { users: users(3), groups: [] } }))) as unknown as {
+    const members = () => target.groups().map((g) => [g.displayName, g.members?.length ?? 0]);
+    const before = members();
+    const held = (await settled(await sync({ snapshot: snapshotOf(3) }))) as unknown as {
       jobId: string;
       state: string;
+      plan: { removals: { memberships: { total: number; groups: number } } };
     };
     expect(held.state).toBe('awaiting-approval');
+    // 7 members leave the two groups: shown, and held with the rest.
+    expect(held.plan.removals.memberships).toMatchObject({ total: 7, groups: 2 });
+    expect(members()).toEqual(before);
     const cancelled = await http().post(`/admin/sync/${held.jobId}/cancel`).set(auth).expect(202);
     expect(cancelled.body).toMatchObject({ state: 'failed', error: { code: 'cancelled' } });
     expect(target.users().every((u) => u.active)).toBe(true);
+    expect(members()).toEqual(before);
     expect(await engine.bridge.store.desired.getUser('u9')).toBeDefined();
+    expect((await engine.bridge.store.desired.getGroup('g0'))?.members).toHaveLength(5);
+    const { redis, keys } = engine.bridge.store;
+    expect(await redis.exists(keys.syncHeld(held.jobId), keys.syncSnapshot(held.jobId))).toBe(0);
     const next = await http().post('/admin/sync').set(auth).send({ dryRun: true }).expect(202);
     expect(next.body.jobId).not.toBe(held.jobId);
   });
 
   it('never deprovisions target users the bridge does not manage', async () => {
-    await setUp();
+    // The guards are released, so that an empty directory is applied: only managed users go.
+    await setUp({ DEPROVISION_LIMIT: '100%', SOURCE_SHRINK_LIMIT: '100%' });
     const outsider = target.insertUser({
       userName: 'outsider@example.com',
       externalId: 'elsewhere',
       active: true,
     });
     await settled(await sync({ snapshot: snapshotOf(4, 1) }));
-    const record = await settled(await sync({ snapshot: { users: [], groups: [] } }));
+    const record = await settled(await sync({ snapshot: { users: [], groups: [] }, allowEmpty: true }));
+    expect(record.state).toBe('completed');
     expect(record.plan).toMatchObject({ unmanagedUsers: 1 });
     expect(target.getUser(outsider.id)?.active).toBe(true);
     expect(

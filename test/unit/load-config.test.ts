@@ -72,7 +72,8 @@ describe('loadConfig', () => {
     expect(config.target.maxRps).toBe(20);
     expect(config.http.port).toBe(9000);
     expect(config.reconcile.deprovision).toBe('deactivate');
-    expect(config.reconcile.deprovisionLimit).toEqual({ kind: 'count', value: 500 });
+    expect(config.reconcile.deprovisionLimit).toEqual({ count: 500, share: 20 });
+    expect(config.reconcile.sourceShrinkLimit).toBe(30);
     expect(Object.isFrozen(config.target)).toBe(true);
   });
 
@@ -115,12 +116,28 @@ describe('loadConfig', () => {
     ]);
   });
 
-  it('parses DEPROVISION_LIMIT as a count or a share', () => {
+  it('parses DEPROVISION_LIMIT as a count, a share or both, and prints it in that form', () => {
     const load = (v: string) =>
       loadConfig({ ...base, DEPROVISION_LIMIT: v }, { readFile: (p) => filesOrDisk(p, {}) });
-    expect(load('10%').reconcile.deprovisionLimit).toEqual({ kind: 'percent', value: 10 });
-    expect(load('0').reconcile.deprovisionLimit).toEqual({ kind: 'count', value: 0 });
-    expect(problemsOf({ ...base, DEPROVISION_LIMIT: '150%' })).toHaveLength(1);
+    expect(load('10%').reconcile.deprovisionLimit).toEqual({ share: 10 });
+    expect(load('0').reconcile.deprovisionLimit).toEqual({ count: 0 });
+    expect(load(' 20% , 500 ').reconcile.deprovisionLimit).toEqual({ count: 500, share: 20 });
+    const printed = maskConfig(load('500,20%')) as { reconcile: Record<string, unknown> };
+    expect(printed.reconcile).toMatchObject({ deprovisionLimit: '500,20%', sourceShrinkLimit: '30%' });
+    for (const bad of ['150%', '500,600', '10%,20%', '500;20%', '', 'ten'])
+      expect(problemsOf({ ...base, DEPROVISION_LIMIT: bad }), bad).toEqual([
+        `DEPROVISION_LIMIT: ${JSON.stringify(bad)} is not a count, a share or both — expected a count such as 500, a share such as 20%, or both such as 500,20% (the smaller holds)`,
+      ]);
+  });
+
+  it('parses SOURCE_SHRINK_LIMIT as a share', () => {
+    const load = (v: string) =>
+      loadConfig({ ...base, SOURCE_SHRINK_LIMIT: v }, { readFile: (p) => filesOrDisk(p, {}) });
+    expect(load('40%').reconcile.sourceShrinkLimit).toBe(40);
+    expect(load('100%').reconcile.sourceShrinkLimit).toBe(100);
+    expect(problemsOf({ ...base, SOURCE_SHRINK_LIMIT: '30' })).toEqual([
+      'SOURCE_SHRINK_LIMIT: "30" is not a share from 0% to 100% — expected a share such as 30%',
+    ]);
   });
 
   it('checks the settings that depend on each other', () => {

@@ -20,7 +20,7 @@ export function syncRecordKeys(keys: Keys, syncId: string): string[] {
 
 /**
  * Claims the single active-sync slot and creates the record, or reports the sync holding it.
- * ARGV[1] sync id, [2] now, [3] dryRun, [4] trigger, [5] snapshot payload or ''.
+ * ARGV[1] sync id, [2] now, [3] dryRun, [4] trigger, [5] snapshot payload or '', [6] allowEmpty.
  */
 export const START = `
 local active, record, snapshot, runs = KEYS[1], KEYS[2], KEYS[5], KEYS[6]
@@ -29,7 +29,7 @@ local holder = redis.call('GET', active)
 if holder then return {'busy', holder} end
 redis.call('SET', active, id)
 redis.call('HSET', record, 'state', 'queued', 'dryRun', ARGV[3], 'trigger', ARGV[4], 'createdAt', now,
-  'progress', '{"phase":"queued","done":0,"total":0}')
+  'progress', '{"phase":"queued","done":0,"total":0}', 'allowEmpty', ARGV[6])
 redis.call('ZADD', runs, now, id)
 if ARGV[5] ~= '' then redis.call('SET', snapshot, ARGV[5], 'EX', 86400) end
 return {'started', id}

@@ -120,7 +120,7 @@ export function enc(value) {
  * @typedef {{ code: string; message: string; problems?: string[] }} ErrorBody
  * @typedef {'reachable' | 'rate-limited' | 'auth-failed' | 'unavailable'} TargetState
  * @typedef {{ state: TargetState; since: string | null; detail: string | null; pausedForMs: number }} TargetHealth
- * @typedef {{ desired: number; managed: number }} IdentityCounts
+ * @typedef {{ desired: number; managed: number; deprovisioned: number }} IdentityCounts
  * @typedef {{
  *   status: 'ok' | 'degraded';
  *   target: TargetHealth;
@@ -139,16 +139,36 @@ export function enc(value) {
  * @typedef {{
  *   kind: 'user' | 'group';
  *   id: string;
- *   action: 'create' | 'update' | 'deprovision';
+ *   action: 'create' | 'update' | 'adopt' | 'deprovision';
  *   targetId?: string;
  *   attributes?: string[];
  * }} PlannedChange
+ * @typedef {{ id: string | null; userName: string | null }} RemovedUser
+ * @typedef {{ id: string | null; displayName: string | null }} RemovedGroup
+ * @typedef {{ group: string; displayName: string | null; total: number; removed: RemovedUser[] }} MembershipRemoval
+ * @typedef {{
+ *   users: { total: number; sample: RemovedUser[] };
+ *   groups: { total: number; sample: RemovedGroup[] };
+ *   memberships: { total: number; groups: number; sample: MembershipRemoval[] };
+ * }} Removals
+ * @typedef {{
+ *   name: string;
+ *   users?: number;
+ *   last?: { jobId: string; users: number };
+ *   shrunkByPercent?: number;
+ *   shrinkLimitPercent: number;
+ * }} PlanSource
  * @typedef {KindCounts & {
  *   users: KindCounts;
  *   groups: KindCounts;
  *   unmanagedUsers?: number;
  *   deprovisionLimit?: number;
+ *   deprovisionLimitSetting?: string;
  *   held: boolean;
+ *   holdReasons?: ('deprovision-limit' | 'source-shrink')[];
+ *   approved?: true;
+ *   source?: PlanSource;
+ *   removals?: Removals;
  *   changes?: PlannedChange[];
  *   changesOmitted?: number;
  * }} SyncPlan

@@ -76,16 +76,30 @@ async function banner() {
     state = t.state;
     tone = t.state === 'reachable' ? 'ok' : t.state === 'rate-limited' ? 'warn' : 'bad';
     const failures = status.failures === 1 ? '1 failure' : status.failures + ' failures';
+    const held =
+      status.activeSync && status.activeSync.state === 'awaiting-approval' ? status.activeSync : null;
+    if (held && tone === 'ok') tone = 'warn';
     content = [
       h('strong', null, text),
       since + paused + (t.detail && t.state !== 'reachable' ? ' — ' + t.detail : ''),
       status.failures > 0 ? [' · ', h('a', { href: '#/failures' }, failures)] : null,
+      held
+        ? [
+            ' · ',
+            h(
+              'a',
+              { href: '#/syncs/' + encodeURIComponent(held.jobId), id: 'banner-held' },
+              'Sync ' + held.jobId + ' is held for approval: nothing of it is applied until you approve it',
+            ),
+          ]
+        : null,
     ];
   } catch (error) {
     content = ['Status unavailable: ' + messageOf(error)];
   }
   const probe = h('div', null, content);
-  if (probe.textContent === bannerText && el.dataset.state === state) return;
+  if (probe.textContent === bannerText && el.dataset.state === state && el.className === 'banner ' + tone)
+    return;
   bannerText = probe.textContent;
   el.className = 'banner ' + tone;
   el.dataset.state = state;

@@ -69,6 +69,7 @@ function cards(status) {
     { class: 'cards' },
     card('users desired / managed', ids.users.desired + ' / ' + ids.users.managed),
     card('groups desired / managed', ids.groups.desired + ' / ' + ids.groups.managed),
+    card('users deprovisioned', ids.users.deprovisioned),
     card('failures', status.failures, '#/failures'),
     card('changes pending', status.pending),
   );

@@ -3,9 +3,10 @@
 import { api, enc } from './api.js';
 import { announce, badge, duration, errorBox, fill, h, heading, kv, table, time } from './dom.js';
 import { progressOf, summaryTable } from './overview.js';
+import { planSection } from './plan.js';
 
-/** @import { KindCounts, SyncPlan, SyncView } from './api.js' */
-/** @import { Child, View } from './dom.js' */
+/** @import { SyncPlan, SyncView } from './api.js' */
+/** @import { View } from './dom.js' */
 
 const ENDED = ['completed', 'failed'];
 
@@ -142,7 +143,7 @@ export async function syncDetailView(container, jobId) {
         ? h(
             'button',
             { type: 'button', onclick: act('approve', 'Sync approved'), 'data-focus': 'approve' },
-            'Approve deprovisioning',
+            'Approve the sync',
           )
         : null,
       ENDED.includes(sync.state)
@@ -172,81 +173,10 @@ export async function syncDetailView(container, jobId) {
       sync.cancelRequested ? h('p', null, 'Cancellation requested; the sync stops at its next step.') : null,
       sync.error ? errorBox({ message: sync.error.code + ': ' + sync.error.message }) : null,
       actions,
-      sync.plan ? planSection(sync.plan) : null,
+      sync.plan ? planSection(sync.plan, sync) : null,
       sync.summary && !sync.dryRun ? [h('h2', null, 'Summary'), summaryTable(sync.summary)] : null,
     );
   }
   await refresh();
   return { refresh: refresh, every: 1000 };
-}
-
-/** @param {SyncPlan} plan */
-function planSection(plan) {
-  /** @type {(keyof KindCounts)[]} */
-  const kinds = ['create', 'update', 'deprovision', 'unchanged'];
-  /**
-   * @param {string} label
-   * @param {KindCounts} counts
-   */
-  const row = function (label, counts) {
-    return [
-      label,
-      ...kinds.map(function (k) {
-        return counts[k];
-      }),
-    ];
-  };
-  /** @type {Child[]} */
-  const out = [
-    h('h2', { id: 'plan' }, 'Plan'),
-    table(
-      'Planned changes by kind',
-      [{ label: 'kind' }].concat(
-        kinds.map(function (k) {
-          return { label: k, num: true };
-        }),
-      ),
-      [row('users', plan.users), row('groups', plan.groups), row('total', plan)],
-    ),
-  ];
-  if (plan.held) {
-    out.push(
-      h(
-        'p',
-        { class: 'error', role: 'alert' },
-        'Held: deprovisioning ' +
-          plan.users.deprovision +
-          ' users is over DEPROVISION_LIMIT (' +
-          plan.deprovisionLimit +
-          '). Approve or cancel.',
-      ),
-    );
-  }
-  if (plan.unmanagedUsers)
-    out.push(
-      h(
-        'p',
-        { class: 'muted' },
-        plan.unmanagedUsers + ' target users are not managed by the bridge and are left alone.',
-      ),
-    );
-  const changes = (plan.changes || []).map(function (c) {
-    return [
-      c.action,
-      c.kind,
-      h('a', { href: '#/identity/' + c.kind + '/' + enc(c.id) }, c.id),
-      (c.attributes || []).join(', ') || '—',
-    ];
-  });
-  if (changes.length > 0) {
-    out.push(
-      table(
-        'Changes' +
-          (plan.changesOmitted ? ' (first ' + changes.length + '; ' + plan.changesOmitted + ' more)' : ''),
-        ['action', 'kind', 'identity', 'attributes'],
-        changes,
-      ),
-    );
-  }
-  return out;
 }

@@ -1,0 +1,208 @@
+// @ts-check
+/** Browser module: a sync's plan — counts by kind, why it is held, what it removes (named), changes. */
+import { enc } from './api.js';
+import { h, table } from './dom.js';
+
+/** @import { KindCounts, PlanSource, Removals, SyncPlan, SyncView } from './api.js' */
+/** @import { Child } from './dom.js' */
+
+/**
+ * @param {SyncPlan} plan
+ * @param {SyncView} sync the sync the plan belongs to: waiting for approval, a dry run, running or ended
+ */
+export function planSection(plan, sync) {
+  const awaiting = sync.state === 'awaiting-approval';
+  /** @type {(keyof KindCounts)[]} */
+  const kinds = ['create', 'update', 'deprovision', 'unchanged'];
+  /**
+   * @param {string} label
+   * @param {KindCounts} counts
+   */
+  const row = function (label, counts) {
+    return [
+      label,
+      ...kinds.map(function (k) {
+        return counts[k];
+      }),
+    ];
+  };
+  /** @type {Child[]} */
+  const out = [
+    h('h2', { id: 'plan' }, 'Plan'),
+    table(
+      'Planned changes by kind',
+      [{ label: 'kind' }].concat(
+        kinds.map(function (k) {
+          return { label: k, num: true };
+        }),
+      ),
+      [row('users', plan.users), row('groups', plan.groups), row('total', plan)],
+    ),
+  ];
+  if (plan.held) out.push(heldNotice(plan, sync));
+  if (plan.source) out.push(sourceLine(plan.source));
+  if (plan.unmanagedUsers)
+    out.push(
+      h(
+        'p',
+        { class: 'muted' },
+        plan.unmanagedUsers + ' target users are not managed by the bridge and are left alone.',
+      ),
+    );
+  if (plan.removals) out.push(removalsSection(plan.removals, plan.held && awaiting));
+  out.push(changesTable(plan));
+  return out;
+}
+
+/**
+ * @param {SyncPlan} plan
+ * @param {SyncView} sync
+ */
+function heldNotice(plan, sync) {
+  const reasons = plan.holdReasons || [];
+  /** @type {string[]} */
+  const why = [];
+  if (reasons.includes('deprovision-limit'))
+    why.push(
+      'it deprovisions ' +
+        plan.users.deprovision +
+        ' users, over DEPROVISION_LIMIT ' +
+        (plan.deprovisionLimitSetting || '') +
+        ' (' +
+        plan.deprovisionLimit +
+        ' users here)',
+    );
+  const source = plan.source;
+  if (reasons.includes('source-shrink') && source && source.last)
+    why.push(
+      'its source lists ' +
+        source.users +
+        ' users, ' +
+        source.shrunkByPercent +
+        '% fewer than the ' +
+        source.last.users +
+        ' of its last completed sync (SOURCE_SHRINK_LIMIT ' +
+        source.shrinkLimitPercent +
+        '%)',
+    );
+  const because = why.join(', and ');
+  if (sync.dryRun)
+    return h('p', { class: 'error', id: 'held' }, 'A sync would be held, because ' + because + '.');
+  if (sync.state === 'running')
+    return h(
+      'p',
+      { id: 'held' },
+      'Approved: the sync plans again against the platform and applies all of it.',
+    );
+  if (sync.state !== 'awaiting-approval')
+    return h(
+      'p',
+      { class: 'muted', id: 'held' },
+      'This sync was held (' + because + ') and not approved: nothing of it was applied.',
+    );
+  return h(
+    'p',
+    { class: 'error', role: 'alert', id: 'held' },
+    'Held: nothing of this sync has been applied, because ' +
+      because +
+      '. Approve to apply all of it (it plans again against the platform), or cancel to apply none of it.',
+  );
+}
+
+/** @param {PlanSource} source */
+function sourceLine(source) {
+  const now = source.users === undefined ? 'no source: the current desired state' : source.users + ' users';
+  const last = source.last
+    ? '; its last completed sync listed ' +
+      source.last.users +
+      (source.shrunkByPercent ? ' (' + source.shrunkByPercent + '% fewer now)' : '')
+    : '';
+  return h('p', { class: 'muted' }, 'Source ' + source.name + ': ' + now + last + '.');
+}
+
+/**
+ * @param {Removals} removals
+ * @param {boolean} held
+ */
+function removalsSection(removals, held) {
+  const count = removals.users.total + removals.groups.total + removals.memberships.total;
+  if (count === 0) return null;
+  /**
+   * @param {string} kind
+   * @param {string | null} id
+   */
+  const link = function (kind, id) {
+    return id ? h('a', { href: '#/identity/' + kind + '/' + enc(id) }, id) : '—';
+  };
+  /**
+   * @param {{ total: number; sample: unknown[] }} part
+   * @param {string} what
+   */
+  const caption = function (part, what) {
+    return (
+      what +
+      ' (' +
+      part.total +
+      (part.total > part.sample.length ? ', first ' + part.sample.length : '') +
+      ')'
+    );
+  };
+  return [
+    h('h2', { id: 'removals' }, held ? 'Removals held for approval' : 'Removals'),
+    table(
+      caption(removals.users, 'Users to deprovision'),
+      ['user', 'userName'],
+      removals.users.sample.map(function (u) {
+        return [link('user', u.id), u.userName || '—'];
+      }),
+      'No user to deprovision.',
+    ),
+    table(
+      caption(removals.groups, 'Groups to delete'),
+      ['group', 'displayName'],
+      removals.groups.sample.map(function (g) {
+        return [link('group', g.id), g.displayName || '—'];
+      }),
+      'No group to delete.',
+    ),
+    table(
+      'Members to remove (' +
+        removals.memberships.total +
+        ' from ' +
+        removals.memberships.groups +
+        ' groups)',
+      ['group', { label: 'members removed', num: true }, 'members (userName)'],
+      removals.memberships.sample.map(function (m) {
+        const names = m.removed.map(function (u) {
+          return u.userName || u.id || '?';
+        });
+        const more = m.total > names.length ? ', … ' + (m.total - names.length) + ' more' : '';
+        return [
+          link('group', m.group),
+          m.total,
+          (m.displayName ? m.displayName + ': ' : '') + names.join(', ') + more,
+        ];
+      }),
+      'No member to remove.',
+    ),
+  ];
+}
+
+/** @param {SyncPlan} plan */
+function changesTable(plan) {
+  const changes = (plan.changes || []).map(function (c) {
+    return [
+      c.action,
+      c.kind,
+      h('a', { href: '#/identity/' + c.kind + '/' + enc(c.id) }, c.id),
+      (c.attributes || []).join(', ') || '—',
+    ];
+  });
+  if (changes.length === 0) return null;
+  return table(
+    'Changes' +
+      (plan.changesOmitted ? ' (first ' + changes.length + '; ' + plan.changesOmitted + ' more)' : ''),
+    ['action', 'kind', 'identity', 'attributes'],
+    changes,
+  );
+}

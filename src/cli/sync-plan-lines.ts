@@ -1,0 +1,95 @@
+/** The parts of a sync's plan (GET /admin/sync/{jobId}) that say what it removes and why it is held. */
+export interface PlanView {
+  users?: Record<string, number>;
+  groups?: Record<string, number>;
+  held?: boolean;
+  holdReasons?: string[];
+  deprovisionLimit?: number;
+  deprovisionLimitSetting?: string;
+  source?: {
+    name: string;
+    users?: number;
+    last?: { jobId: string; users: number };
+    shrunkByPercent?: number;
+    shrinkLimitPercent: number;
+  };
+  removals?: {
+    users: Sampled<{ id: string | null; userName: string | null }>;
+    groups: Sampled<{ id: string | null; displayName: string | null }>;
+    memberships: Sampled<MembershipRemoval> & { groups: number };
+  };
+}
+
+interface Sampled<T> {
+  total: number;
+  sample: T[];
+}
+
+interface MembershipRemoval {
+  group: string;
+  displayName: string | null;
+  total: number;
+  removed: { id: string | null; userName: string | null }[];
+}
+
+/** Lines shown per kind of removal; the API's sample may hold more. */
+const SHOWN = 10;
+
+/** Why a held sync waits, with the counts the guards compared, and how to release or drop it. */
+export function heldLines(jobId: string, plan: PlanView): string[] {
+  const lines = [
+    '',
+    'Held for approval: nothing of this sync has been applied (desired state and platform).',
+  ];
+  const reasons = plan.holdReasons ?? [];
+  if (reasons.includes('deprovision-limit')) {
+    lines.push(
+      `  - it would deprovision ${plan.users?.deprovision ?? 0} users, over DEPROVISION_LIMIT ` +
+        `${plan.deprovisionLimitSetting ?? ''} (${plan.deprovisionLimit ?? 0} users for this bridge)`,
+    );
+  }
+  const source = plan.source;
+  if (reasons.includes('source-shrink') && source?.last) {
+    lines.push(
+      `  - the source (${source.name}) lists ${source.users ?? 0} users, ${source.shrunkByPercent ?? 0}% fewer ` +
+        `than the ${source.last.users} of its last completed sync ${source.last.jobId} ` +
+        `(SOURCE_SHRINK_LIMIT ${source.shrinkLimitPercent}%)`,
+    );
+  }
+  lines.push(
+    `Approve: POST /admin/sync/${jobId}/approve (plans again against the platform and applies the whole sync).`,
+    `Cancel:  POST /admin/sync/${jobId}/cancel (applies none of it).`,
+  );
+  return lines;
+}
+
+/** The removals of a plan by kind, with names: held ones, or those a dry run would make. */
+export function removalLines(plan: PlanView, heading: string): string[] {
+  const r = plan.removals;
+  if (!r || r.users.total + r.groups.total + r.memberships.total === 0) return [];
+  const name = (id: string | null, label: string | null) =>
+    [id, label].filter((part) => part !== null).join(' ');
+  const more = (shown: number, total: number) => (total > shown ? [`    … and ${total - shown} more`] : []);
+  const lines = ['', heading];
+  const users = r.users.sample.slice(0, SHOWN);
+  lines.push(
+    `  users to deprovision: ${r.users.total}`,
+    ...users.map((u) => `    ${name(u.id, u.userName)}`),
+  );
+  lines.push(...more(users.length, r.users.total));
+  const groups = r.groups.sample.slice(0, SHOWN);
+  lines.push(
+    `  groups to delete: ${r.groups.total}`,
+    ...groups.map((g) => `    ${name(g.id, g.displayName)}`),
+  );
+  lines.push(...more(groups.length, r.groups.total));
+  const memberships = r.memberships.sample.slice(0, SHOWN);
+  lines.push(`  members to remove: ${r.memberships.total} from ${r.memberships.groups} groups`);
+  for (const m of memberships) {
+    const members = m.removed.slice(0, SHOWN).map((u) => u.userName ?? u.id ?? '?');
+    const rest = m.total > members.length ? `, … ${m.total - members.length} more` : '';
+    lines.push(`    ${m.displayName ?? m.group} (${m.total}): ${members.join(', ')}${rest}`);
+  }
+  lines.push(...more(memberships.length, r.memberships.groups));
+  return lines;
+}

@@ -1,0 +1,36 @@
+import { describe, expect, it } from 'vitest';
+import { isBridgeError } from '../../src/domain/errors.js';
+import { refuseEmptySource, resolveLimit } from '../../src/sync/sync-guards.js';
+
+// Pure: the guards' arithmetic, without Redis (the integration tests run them in full syncs).
+describe('full sync guards', () => {
+  it('resolves DEPROVISION_LIMIT to the smaller of its count and its share of the managed users', () => {
+    const both = { count: 500, share: 20 };
+    expect(resolveLimit(both, 300)).toBe(60);
+    expect(resolveLimit(both, 299)).toBe(59);
+    expect(resolveLimit(both, 10_000)).toBe(500);
+    expect(resolveLimit({ count: 5 }, 10_000)).toBe(5);
+    expect(resolveLimit({ share: 20 }, 0)).toBe(0);
+    expect(resolveLimit({ share: 100 }, 42)).toBe(42);
+  });
+
+  it('refuses an empty source only while the bridge manages users and the request did not allow it', () => {
+    const refused = (() => {
+      try {
+        refuseEmptySource({ name: 'ldap', users: 0 }, 3, false);
+        return undefined;
+      } catch (error) {
+        return error;
+      }
+    })();
+    expect(isBridgeError(refused, 'source_empty')).toBe(true);
+    expect(refused).toMatchObject({ side: 'source' });
+    expect((refused as Error).message).toMatch(
+      /^The directory source \(ldap\) lists no users while the bridge manages 3/,
+    );
+    expect(() => refuseEmptySource({ name: 'snapshot', users: 0 }, 3, true)).not.toThrow();
+    expect(() => refuseEmptySource({ name: 'snapshot', users: 0 }, 0, false)).not.toThrow();
+    expect(() => refuseEmptySource({ name: 'none' }, 3, false)).not.toThrow();
+    expect(() => refuseEmptySource({ name: 'snapshot', users: 1 }, 3, false)).not.toThrow();
+  });
+});
