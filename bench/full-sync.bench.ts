@@ -1,214 +1,142 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Redis } from 'ioredis';
-import { startEmbeddedRedis } from '../src/ops/embedded-redis.js';
 import { startReferenceTarget, type ReferenceTarget } from 'scim-reference-target';
-import { runSync, startBridgeProcess, startTargetProcess, table, targetCeiling } from './support.js';
+import { startEmbeddedRedis } from '../src/ops/embedded-redis.js';
+import { driftTarget, groupsFor, RedisMemory, seedTarget, writeDirectory } from './directory.js';
+import {
+  CpuMeter,
+  redisPid,
+  runSync,
+  startBridgeProcess,
+  table,
+  type BridgeChild,
+  type SyncResult,
+} from './support.js';
 
 /**
- * Full reconciliation figures (issue: directory syncs):
- *  (a) 100,000 users and 5,000 groups of ~20 members already on the target, 1% drifted, target at
- *      10 ms latency with a page cap of 100, TARGET_CONCURRENCY=8: requests against the lower bound
- *      (list pages + the writes the drift needs), wall time, identities/s, bridge peak RSS, Redis
- *      bytes per identity.
- *  (b) initial provisioning of 10,000 users and 500 groups into an empty target at 10 ms latency:
- *      creates/s against the bound TARGET_CONCURRENCY / latency.
- * The bridge runs in its own process (compiled), the target in this one, Redis as its own server.
+ * Full reconciliation figures (issue 15), one directory size after another (BENCH_USERS, a
+ * comma-separated list; default 100000): `users` users and 5% as many groups of 20 members, a
+ * file source, the reference target at 10 ms latency with a page cap of 100, TARGET_CONCURRENCY=8,
+ * a fresh bridge in its own process (compiled) and Redis as its own server; the target and this
+ * load generator share the bench process.
+ *  1. The first sync over an unchanged directory: the platform already holds it all; the fresh
+ *     bridge adopts it (no write).
+ *  2. The drift sync: 1% of users and 1% of groups changed on the platform behind its back.
+ * For each: wall time against its request floor (list pages plus the writes the drift needs, at
+ * TARGET_CONCURRENCY / latency), requests against their lower bound, the bridge's peak RSS, Redis
+ * bytes per identity after the sync and at its peak during it, Redis CPU time, and the phases.
  */
 const TOKEN = 'bench-target-token-000000';
 const ADMIN = 'bench-admin-token-000000';
 const LATENCY_MS = 10;
 const CONCURRENCY = 8;
+const PAGE_CAP = 100;
 
 export default async function fullSyncBench(): Promise<void> {
-  const users = Number(process.env.BENCH_USERS ?? 100_000);
-  const groups = Number(process.env.BENCH_GROUPS ?? 5_000);
-  await drifted(users, groups);
-  await initial(Math.round(users / 10), Math.round(groups / 10));
+  const sizes = (process.env.BENCH_USERS ?? '100000').split(',').map(Number);
+  for (const users of sizes) await fullSync(users);
 }
 
-function directory(users: number, groups: number) {
-  const people = Array.from({ length: users }, (_, i) => ({
-    id: `emp-${i}`,
-    userName: `person${i}@bench.example`,
-    name: { givenName: `Given${i}`, familyName: `Family${i}` },
-    emails: [{ value: `person${i}@bench.example`, primary: true }],
-    active: true,
-  }));
-  const teams = Array.from({ length: groups }, (_, g) => ({
-    id: `team-${g}`,
-    displayName: `Team ${g}`,
-    members: Array.from({ length: 20 }, (_, k) => `emp-${(g * 20 + k) % users}`),
-  }));
-  return { users: people, groups: teams };
+interface Run {
+  redis: RedisMemory;
+  target: ReferenceTarget;
+  bridge: BridgeChild;
+  baseline: number;
+  identities: number;
+  redisPid: number;
 }
 
-async function drifted(userCount: number, groupCount: number): Promise<void> {
+async function fullSync(users: number): Promise<void> {
+  const groups = groupsFor(users);
   console.log(
-    `(a) ${userCount} users, ${groupCount} groups on the target, 1% drifted, ${LATENCY_MS} ms latency, page cap 100`,
+    `\n${users} users + ${groups} groups of 20, file source, ${LATENCY_MS} ms latency, page cap ${PAGE_CAP}, TARGET_CONCURRENCY=${CONCURRENCY}`,
   );
   const work = mkdtempSync(join(tmpdir(), 'bench-sync-'));
-  const redis = await startEmbeddedRedis();
-  const target = await startReferenceTarget({ token: TOKEN, pageCap: 100 });
-  const snapshot = directory(userCount, groupCount);
-  const seeded = Date.now();
-  seedTarget(target, snapshot);
-  console.log(`  seeded the target in ${Date.now() - seeded} ms`);
-  const file = join(work, 'directory.json');
-  writeFileSync(file, JSON.stringify(snapshot));
-  const baseline = await redisMemory(redis.url);
-  const bridge = await startBridgeProcess({
-    ...bridgeEnv(redis.url, target.url),
-    DIRECTORY_SOURCE: 'file',
-    DIRECTORY_FILE: file,
-  });
+  const embedded = await startEmbeddedRedis();
+  const target = await startReferenceTarget({ token: TOKEN, pageCap: PAGE_CAP, maxRecordedRequests: 0 });
+  const redis = new RedisMemory(embedded.url);
   try {
-    const adopt = await runSync(bridge.url, ADMIN);
-    console.log(
-      `  first sync (adopts everything): ${adopt.state} in ${(adopt.summary.durationMs / 1000).toFixed(1)} s`,
-    );
-    const adoptionPeakMb = bridge.peakRssMb();
-    bridge.resetPeak();
-    const drift = driftTarget(target, userCount, groupCount);
-    target.resetStats();
-    target.faults.setLatency({ ms: LATENCY_MS });
-    const started = Date.now();
-    const result = await runSync(bridge.url, ADMIN);
-    const wall = (Date.now() - started) / 1000;
-    const stats = target.stats({ limit: 0 });
-    const pages = Math.ceil(userCount / 100) + Math.ceil(groupCount / 100);
-    const bound = pages + drift;
-    const used = await redisMemory(redis.url);
-    console.log(
-      table([
-        ['state', result.state],
-        ['requests by method', JSON.stringify(stats.byMethod)],
-        ['lower bound (pages + drift writes)', `${bound} (${pages} + ${drift})`],
-        ['ratio', (stats.total / bound).toFixed(3)],
-        ['wall time', `${wall.toFixed(1)} s`],
-        ['phases (ms)', JSON.stringify(result.summary.phasesMs)],
-        ['RSS at the end of each phase (MB)', JSON.stringify(result.summary.rssMb)],
-        ['identities per second', Math.round((userCount + groupCount) / wall)],
-        ['bridge peak RSS (this sync)', `${bridge.peakRssMb()} MB`],
-        ['bridge peak RSS (first sync, adopting all)', `${adoptionPeakMb} MB`],
-        ['Redis per identity', `${Math.round((used - baseline) / (userCount + groupCount))} bytes`],
-      ]),
-    );
-  } finally {
-    await bridge.stop();
-    await target.close();
-    await redis.stop();
-    rmSync(work, { recursive: true, force: true });
-  }
-}
-
-async function initial(userCount: number, groupCount: number): Promise<void> {
-  console.log(
-    `\n(b) initial provisioning of ${userCount} users and ${groupCount} groups, ${LATENCY_MS} ms latency`,
-  );
-  const work = mkdtempSync(join(tmpdir(), 'bench-sync-'));
-  const redis = await startEmbeddedRedis();
-  // The target in a process of its own, as the platform would be; the bridge in another.
-  const args = ['--latency', String(LATENCY_MS), '--page-cap', '100'];
-  const probe = await startTargetProcess(TOKEN, args);
-  const ceiling = await targetCeiling(`${probe.url}/api/scim/v2`, TOKEN, CONCURRENCY, 2000);
-  await probe.stop();
-  const target = await startTargetProcess(TOKEN, args);
-  const file = join(work, 'directory.json');
-  writeFileSync(file, JSON.stringify(directory(userCount, groupCount)));
-  const env = { ...bridgeEnv(redis.url, target.url), DIRECTORY_SOURCE: 'file', DIRECTORY_FILE: file };
-  const bridge = await startBridgeProcess(env);
-  try {
-    const started = Date.now();
-    const result = await runSync(bridge.url, ADMIN);
-    const wall = (Date.now() - started) / 1000;
-    const stats = await target.stats();
-    const creates = (stats.byRoute['POST /Users'] ?? 0) + (stats.byRoute['POST /Groups'] ?? 0);
-    const bound = CONCURRENCY / (LATENCY_MS / 1000);
-    const rate = creates / wall;
-    const usersPhase =
-      (stats.byRoute['POST /Users'] ?? 0) / ((result.summary.phasesMs?.users ?? wall * 1000) / 1000);
-    console.log(
-      table([
-        ['state', result.state],
-        ['requests by method', JSON.stringify(stats.byMethod)],
-        ['wall time', `${wall.toFixed(1)} s`],
-        ['phases (ms)', JSON.stringify(result.summary.phasesMs)],
-        ['creates per second (whole sync)', Math.round(rate)],
-        ['creates per second (users phase)', Math.round(usersPhase)],
-        ['bound (concurrency / latency)', `${bound}/s`],
-        [
-          'share of the bound',
-          `${Math.round((rate / bound) * 100)}% (users phase ${Math.round((usersPhase / bound) * 100)}%)`,
-        ],
-        ['target ceiling here (8 plain clients)', `${Math.round(ceiling)}/s`],
-        ['bridge peak RSS', `${bridge.peakRssMb()} MB`],
-      ]),
-    );
-  } finally {
-    await bridge.stop();
-    await target.stop();
-    await redis.stop();
-    rmSync(work, { recursive: true, force: true });
-  }
-}
-
-function bridgeEnv(redisUrl: string, targetUrl: string): Record<string, string> {
-  return {
-    REDIS_URL: redisUrl,
-    TARGET_URL: targetUrl,
-    TARGET_TOKEN: TOKEN,
-    ADMIN_TOKEN: ADMIN,
-    TARGET_CONCURRENCY: String(CONCURRENCY),
-    LOG_LEVEL: 'warn',
-    DEPROVISION_LIMIT: '100%',
-  };
-}
-
-function seedTarget(target: ReferenceTarget, snapshot: ReturnType<typeof directory>): void {
-  const ids = new Map<string, string>();
-  for (const u of snapshot.users) {
-    const { id, ...rest } = u;
-    ids.set(id, target.insertUser({ ...rest, externalId: id }).id);
-  }
-  for (const g of snapshot.groups) {
-    target.insertGroup({
-      displayName: g.displayName,
-      externalId: g.id,
-      members: g.members.map((m) => ({ value: ids.get(m) ?? '' })),
+    const prepared = Date.now();
+    seedTarget(target, users, groups);
+    const file = join(work, 'directory.json');
+    await writeDirectory(file, users, groups);
+    console.log(`  seeded the target and wrote the file in ${((Date.now() - prepared) / 1000).toFixed(1)} s`);
+    const baseline = await redis.used();
+    const bridge = await startBridgeProcess({
+      REDIS_URL: embedded.url,
+      TARGET_URL: target.url,
+      TARGET_TOKEN: TOKEN,
+      ADMIN_TOKEN: ADMIN,
+      TARGET_CONCURRENCY: String(CONCURRENCY),
+      DEPROVISION_LIMIT: '100%',
+      DIRECTORY_SOURCE: 'file',
+      DIRECTORY_FILE: file,
     });
-  }
-}
-
-/** Changes 1% of users (a name) and 1% of groups (one member fewer) behind the bridge's back. */
-function driftTarget(target: ReferenceTarget, userCount: number, groupCount: number): number {
-  const users = target.users();
-  const step = Math.max(1, Math.floor(userCount / Math.max(1, userCount / 100)));
-  let drifted = 0;
-  for (let i = 0; i < users.length; i += step) {
-    const user = users[i];
-    if (!user) continue;
-    target.updateUser(user.id, { name: { givenName: 'Drifted', familyName: user.name?.familyName ?? '' } });
-    drifted++;
-  }
-  const groups = target.groups();
-  for (let i = 0; i < groups.length; i += 100) {
-    const group = groups[i];
-    if (!group) continue;
-    target.updateGroup(group.id, { members: group.members.slice(1).map(({ value }) => ({ value })) });
-    drifted++;
-  }
-  void groupCount;
-  return drifted;
-}
-
-async function redisMemory(url: string): Promise<number> {
-  const client = new Redis(url);
-  try {
-    const info = await client.info('memory');
-    return Number(/used_memory:(\d+)/.exec(info)?.[1] ?? 0);
+    const run: Run = {
+      redis,
+      target,
+      bridge,
+      baseline,
+      identities: users + groups,
+      redisPid: await redisPid(embedded.url),
+    };
+    try {
+      target.faults.setLatency({ ms: LATENCY_MS });
+      const pages = Math.ceil(users / PAGE_CAP) + Math.ceil(groups / PAGE_CAP);
+      await measure(run, 'first sync over an unchanged directory', pages, 0);
+      const drift = driftTarget(target);
+      await measure(run, 'drift sync (1% of users and groups)', pages, drift);
+    } finally {
+      await bridge.stop();
+    }
   } finally {
-    client.disconnect();
+    await target.close();
+    redis.close();
+    await embedded.stop();
+    rmSync(work, { recursive: true, force: true });
   }
+}
+
+async function measure(run: Run, label: string, pages: number, writes: number): Promise<void> {
+  const { target, bridge, redis } = run;
+  target.resetStats();
+  bridge.resetPeak();
+  const meter = new CpuMeter([
+    { name: 'bridge', pid: bridge.child.pid ?? 0 },
+    { name: 'Redis', pid: run.redisPid },
+    { name: 'target (bench process)', pid: process.pid },
+  ]);
+  const started = Date.now();
+  const { result, peak } = await redis.peakDuring(() => runSync(bridge.url, ADMIN));
+  const wall = (Date.now() - started) / 1000;
+  const busy = meter.report();
+  const after = await redis.used();
+  const stats = target.stats({ limit: 0 });
+  const bound = pages + writes;
+  const floor = (bound * LATENCY_MS) / 1000 / CONCURRENCY;
+  const perIdentity = (bytes: number) => `${Math.round((bytes - run.baseline) / run.identities)} B`;
+  console.log(`  ${label}`);
+  console.log(
+    table([
+      ['state', result.state],
+      ['wall time', `${wall.toFixed(1)} s`],
+      ['request floor', `${floor.toFixed(1)} s (${bound} requests at ${CONCURRENCY} / ${LATENCY_MS} ms)`],
+      ['wall / floor', `${(wall / floor).toFixed(2)}×`],
+      ['requests by method', JSON.stringify(stats.byMethod)],
+      [
+        'requests / lower bound',
+        `${(stats.total / bound).toFixed(3)} (${stats.total} / ${pages} pages + ${writes} writes)`,
+      ],
+      ['bridge peak RSS', `${bridge.peakRssMb()} MB`],
+      ['Redis per identity, after / peak', `${perIdentity(after)} / ${perIdentity(peak)}`],
+      ['CPU during the sync (% of one core)', busy],
+      ['phases (ms)', JSON.stringify(phases(result))],
+      ['RSS at the end of each phase (MB)', JSON.stringify(result.summary.rssMb)],
+    ]),
+  );
+}
+
+function phases(result: SyncResult): Record<string, number> | undefined {
+  return result.summary.phasesMs;
 }

@@ -35,7 +35,13 @@ export async function startBridgeProcess(env: Record<string, string>, role = 'al
   });
   const url = `http://127.0.0.1:${port}`;
   let exited = false;
-  child.once('exit', () => (exited = true));
+  // A benchmark that fails half-way must not leave its bridge running against a stopped Redis.
+  const orphan = () => child.kill('SIGKILL');
+  process.once('exit', orphan);
+  child.once('exit', () => {
+    exited = true;
+    process.off('exit', orphan);
+  });
   for (;;) {
     if (exited) throw new Error(`the bridge exited with ${child.exitCode}`);
     const up = await request(`${url}/healthz`).then(
@@ -176,4 +182,43 @@ export async function targetCeiling(
   );
   await agent.close();
   return count / ((Date.now() - started) / 1000);
+}
+
+/** CPU seconds (user + system) a process has used so far (Linux /proc; clock ticks of 10 ms). */
+export function cpuSecondsOf(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
+  return (Number(fields[11] ?? 0) + Number(fields[12] ?? 0)) / 100;
+}
+
+/**
+ * How busy each process was over a stretch of time, in percent of one core: what bounds a
+ * benchmark on a machine whose cores every process shares.
+ */
+export class CpuMeter {
+  private readonly before: number[];
+  private readonly started = Date.now();
+
+  constructor(private readonly processes: readonly { name: string; pid: number }[]) {
+    this.before = processes.map((p) => cpuSecondsOf(p.pid));
+  }
+
+  report(): string {
+    const seconds = (Date.now() - this.started) / 1000;
+    return this.processes
+      .map(
+        (p, i) => `${p.name} ${Math.round(((cpuSecondsOf(p.pid) - (this.before[i] ?? 0)) / seconds) * 100)}%`,
+      )
+      .join(', ');
+  }
+}
+
+/** The pid of the Redis server at `url` (INFO server). */
+export async function redisPid(url: string): Promise<number> {
+  const { Redis } = await import('ioredis');
+  const client = new Redis(url);
+  try {
+    return Number(/process_id:(\d+)/.exec(await client.info('server'))?.[1] ?? 0);
+  } finally {
+    client.disconnect();
+  }
 }

@@ -17,6 +17,7 @@ import { adminRoutes } from './admin/admin-routes.js';
 import { adminDeps } from './wiring/admin-deps.js';
 import { liveSecrets, secretFilesFrom, type LiveSecrets, type SecretFiles } from './wiring/live-secrets.js';
 import { metricsRefresher } from './wiring/metrics-refresh.js';
+import { platformReader, type PlatformReader } from './wiring/platform-reader.js';
 import { createStoreSide, type StoreSide } from './wiring/store-side.js';
 import { startWorkerSide, type WorkerSide } from './wiring/worker-side.js';
 
@@ -61,13 +62,14 @@ export async function startBridge(config: Config, options: StartOptions): Promis
   const metrics = createMetrics();
   const store = await createStoreSide(config, 'producer', logger);
   const source = createDirectorySource(config.directory, { logger });
-  const readSource = source ? () => source.read() : undefined;
   const secrets = liveSecrets(config, options.secretFiles, logger, scrubbed);
   const targetToken = secrets.targetToken;
   const workers =
     options.role === 'serve'
       ? undefined
-      : await startWorkerSide(config, metrics, logger, { readSource, targetToken });
+      : await startWorkerSide(config, metrics, logger, { source, targetToken });
+  // The admin API's platform reads (the dashboard's platform copy), on the HTTP side's own client.
+  const platform = platformReader(config, store, metrics, logger, targetToken);
   const app = buildApp({
     config,
     logger,
@@ -75,7 +77,7 @@ export async function startBridge(config: Config, options: StartOptions): Promis
     redis: store.redis,
     targetHealth: () => store.health.read(),
     refreshMetrics: metricsRefresher(metrics, store),
-    routes: options.role === 'worker' ? [] : featureRoutes(config, store, secrets),
+    routes: options.role === 'worker' ? [] : featureRoutes(config, store, secrets, platform),
   });
   const http = await listen(app, options.port ?? config.http.port, config.http.host);
   logger.info({ role: options.role, url: http.url }, 'listening');
@@ -89,13 +91,14 @@ export async function startBridge(config: Config, options: StartOptions): Promis
     close: async () => {
       await http.close((config.http.shutdownTimeoutSeconds * 1000) / 2);
       await workers?.close();
+      await platform.close();
       await store.close();
     },
   };
 }
 
 /** The routes of the HTTP roles: SCIM push (when INBOUND_SCIM_TOKEN is set), webhooks, admin. */
-function featureRoutes(config: Config, store: StoreSide, secrets: LiveSecrets) {
+function featureRoutes(config: Config, store: StoreSide, secrets: LiveSecrets, platform: PlatformReader) {
   const scim =
     config.inbound.scimToken === ''
       ? scimDisabledRouter()
@@ -110,7 +113,7 @@ function featureRoutes(config: Config, store: StoreSide, secrets: LiveSecrets) {
         });
   return [
     { path: '/scim/v2', router: scim },
-    ...adminRoutes(adminDeps(config, store, secrets.adminToken)),
+    ...adminRoutes(adminDeps(config, store, secrets.adminToken, platform)),
     ...webhookRoutes({ config, api: store.api, oktaProducer: store.oktaEvents, secrets }),
   ];
 }

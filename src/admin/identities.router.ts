@@ -2,12 +2,16 @@ import { Router } from 'express';
 import { z } from 'zod';
 import { BridgeError } from '../domain/errors.js';
 import type { IdentityKind } from '../domain/identity.js';
+import type { IdentityNameQueries } from '../store/identity-names.queries.js';
 import type { IdentityTraceQueries } from '../store/identity-trace.queries.js';
 import { parseInput } from './admin-input.js';
+import { relatedNames } from './related-names.js';
 import { identityView } from './views.js';
 
 export interface AdminIdentitiesDeps {
   traces: IdentityTraceQueries;
+  /** Names a user's groups and a group's members beside their ids. */
+  names?: IdentityNameQueries;
 }
 
 const params = z.object({
@@ -28,7 +32,7 @@ export function adminIdentitiesRouter(deps: AdminIdentitiesDeps): Router {
     const { kind, key } = parseInput(params, req.params, 'path');
     const trace = await deps.traces.trace(KIND[kind], key);
     if (!trace) throw new BridgeError('not_found', `No ${KIND[kind]} with id or name ${JSON.stringify(key)}`);
-    res.json(identityView(trace));
+    res.json(identityView(trace, await relatedNames(deps.names, trace)));
   });
   return router;
 }

@@ -3,8 +3,10 @@
  * validates every admin route's real responses against them, so they describe what the code sends.
  */
 
+import { CONFLICT_SCHEMAS } from './openapi.conflicts.js';
 import { counts, int, nullable, ref, str, time } from './openapi.parts.js';
 import { SyncPlan, SyncSummary, SyncView } from './openapi.sync-schemas.js';
+import { VIEW_SCHEMAS } from './openapi.view-schemas.js';
 
 const ErrorBody = {
   type: 'object',
@@ -70,6 +72,12 @@ const Status = {
     },
     failures: { ...int, description: 'Identities in permanent failure.' },
     pending: { ...int, description: 'Identities with a change not reconciled yet.' },
+    conflicts: { ...int, description: 'Open conflicts between inputs (GET /admin/conflicts).' },
+    owners: {
+      type: 'object',
+      description: 'Desired identities per owning input (scim, events, okta, directory:<name>).',
+      additionalProperties: counts(['users', 'groups']),
+    },
     activeSync: nullable(ref('SyncView')),
     lastSync: nullable(ref('SyncView')),
     lastFullSync: {
@@ -107,7 +115,7 @@ const Identity = {
     kind: { enum: ['user', 'group'] },
     id: str,
     key: str,
-    matchedBy: { enum: ['id', 'userName', 'displayName'] },
+    matchedBy: { enum: ['id', 'userName', 'displayName', 'externalId', 'targetId'] },
     status: {
       enum: [
         'failed',
@@ -118,13 +126,22 @@ const Identity = {
         'not-provisioned',
         'deprovisioned',
         'removed',
+        'parked',
       ],
       description:
-        'pending: a change waits; deprovisioned: removed from the desired state and deactivated or deleted on the platform (as DEPROVISION says); removed: removed before the bridge had a platform account for it; awaiting-approval: a held sync would remove it (or members of it).',
+        'pending: a change waits; deprovisioned: removed from the desired state and deactivated or deleted on the platform (as DEPROVISION says); removed: removed before the bridge had a platform account for it; awaiting-approval: a held sync would remove it (or members of it); parked: a conflict between inputs waits for an admin (see parked).',
     },
     desired: { ...nullable({ type: 'object' }), description: 'null: the identity should not exist.' },
     targetId: nullable(str),
     managed: { type: 'boolean', description: 'Created or adopted by the bridge.' },
+    owner: {
+      ...nullable(str),
+      description: 'The input that owns it: scim, events, okta or directory:<name>.',
+    },
+    parked: {
+      ...nullable(ref('Conflict')),
+      description: 'The conflict that parks it: not reconciled until an admin resolves it.',
+    },
     createdAt: nullable(time),
     changedAt: nullable(time),
     lastAppliedAt: nullable(time),
@@ -135,6 +152,12 @@ const Identity = {
     pendingSince: nullable(time),
     heldBy: nullable(str),
     groups: { type: 'array', items: str },
+    names: {
+      type: 'object',
+      additionalProperties: str,
+      description:
+        "userName / displayName by source id of the identities it lists: a user's groups, a group's members (the first 500).",
+    },
     history: { type: 'array', items: ref('HistoryEntry') },
   },
 };
@@ -175,4 +198,6 @@ export const ADMIN_SCHEMAS = {
   Identity,
   Failure,
   FailureList,
+  ...VIEW_SCHEMAS,
+  ...CONFLICT_SCHEMAS,
 };

@@ -112,6 +112,8 @@ export const SyncPlan = {
           action: { enum: ['create', 'update', 'adopt', 'deprovision'] },
           targetId: str,
           attributes: { type: 'array', items: str },
+          userName: { ...str, description: 'Users: the userName (desired, or as the platform lists it).' },
+          displayName: { ...str, description: 'Groups: the displayName (desired, or as listed).' },
         },
       },
     },

@@ -1,5 +1,7 @@
 import { Router } from 'express';
+import { CONFLICT_PATHS } from './openapi.conflicts.js';
 import { ADMIN_SCHEMAS } from './openapi.schemas.js';
+import { VIEW_PATHS } from './openapi.view-paths.js';
 
 /**
  * The OpenAPI 3.1 document of the admin API, served at GET /admin/openapi.json. Every route under
@@ -32,7 +34,7 @@ const syncStart = {
     operationId: 'startSync',
     summary: 'Start a full reconciliation (SPEC §6)',
     description:
-      'Without a snapshot it reconciles the directory source (or the current desired state). A second request while one runs returns its jobId (started: false); one with a snapshot gets 409.',
+      'Without a snapshot it reconciles the directory source (or the current desired state). A second request while one runs returns its jobId (started: false); one with a snapshot gets 409, before its body is read. A snapshot comes as JSON (`{"snapshot": {...}}`, up to SNAPSHOT_LIMIT_BYTES) or, for large directories, as NDJSON read as a stream (up to SNAPSHOT_STREAM_LIMIT_BYTES; gzip or deflate accepted): an optional first line `{"options": {"dryRun": …, "allowEmpty": …}}`, then one `{"user": {...}}` or `{"group": {...}}` per line. An invalid snapshot gets 400 listing the problems (an NDJSON line named as `line N: …`) and changes nothing.',
     requestBody: {
       required: false,
       content: {
@@ -51,6 +53,13 @@ const syncStart = {
             },
           },
         },
+        'application/x-ndjson': {
+          schema: {
+            type: 'string',
+            description:
+              'One JSON object per line: optionally first {"options": {"dryRun": boolean, "allowEmpty": boolean}}, then {"user": {...}} or {"group": {...}} (SPEC §5.4), in any order.',
+          },
+        },
       },
     },
     responses: {
@@ -65,8 +74,8 @@ const syncStart = {
       ),
       '400': error('Invalid body or snapshot (problems listed)'),
       '409': error('A sync is running and a snapshot was pushed'),
-      '413': error('Body over the snapshot limit'),
-      '415': error('Body is not JSON'),
+      '413': error('Body over SNAPSHOT_LIMIT_BYTES (JSON) or SNAPSHOT_STREAM_LIMIT_BYTES (NDJSON)'),
+      '415': error('Body is neither JSON nor NDJSON'),
       ...guarded,
     },
   },
@@ -146,7 +155,10 @@ const paths = {
       summary: "One identity's trace: desired state, target id, last outcome, history",
       parameters: [
         { ...pathParam('kind', 'users or groups'), schema: { type: 'string', enum: ['users', 'groups'] } },
-        pathParam('key', 'The source id, or the userName / displayName (case-insensitive).'),
+        pathParam(
+          'key',
+          "The id (the bridge's or the source's), the userName / displayName (case-insensitive), the externalId the input sent (the IdP's id), or the platform id.",
+        ),
       ],
       responses: {
         '200': json(ref('Identity'), 'The identity'),
@@ -235,6 +247,8 @@ const paths = {
       responses: { '200': json({ type: 'object' }, 'OpenAPI 3.1 document'), ...guarded },
     },
   },
+  ...VIEW_PATHS,
+  ...CONFLICT_PATHS,
 };
 
 export const ADMIN_OPENAPI = {
@@ -243,7 +257,7 @@ export const ADMIN_OPENAPI = {
     title: 'scim-bridge admin API',
     version: '1',
     description:
-      'Operating the bridge: status, full reconciliations, identity traces and failures. Every route needs `Authorization: Bearer ADMIN_TOKEN`. Errors are `{"error": {"code", "message"}}`.',
+      'Operating the bridge: status, full reconciliations, identity traces, failures and conflicts between inputs. Every route needs `Authorization: Bearer ADMIN_TOKEN`. Errors are `{"error": {"code", "message"}}`.',
   },
   servers: [{ url: '/' }],
   security: [{ adminToken: [] }],

@@ -38,6 +38,8 @@ export function adminStatusRouter(deps: AdminStatusDeps): Router {
       identities: { users: counts.users, groups: counts.groups },
       failures: counts.failures,
       pending: counts.pending,
+      conflicts: counts.conflicts,
+      owners: counts.owners,
       activeSync: viewOrNull(active),
       lastSync: viewOrNull(recent[0]),
       lastFullSync: viewOrNull(lastFull),

@@ -1,18 +1,20 @@
-import { Router } from 'express';
+import { Router, type Request } from 'express';
 import { z } from 'zod';
 import { BridgeError } from '../domain/errors.js';
-import type { Snapshot } from '../domain/identity.js';
+import { feedSnapshot } from '../domain/snapshot.js';
 import type { SyncService } from '../sync/sync.service.js';
 import type { SyncRecord } from '../sync/sync-record.store.js';
-import { jsonBody } from '../http/body.js';
+import { jsonBody, utf8Only } from '../http/body.js';
 import { isSyncId } from '../queue/job-ids.js';
 import { parseInput } from './admin-input.js';
+import { isNdjsonRequest, readNdjsonSnapshot } from './sync-ndjson.js';
 
 export interface AdminSyncDeps {
   syncs: SyncService;
-  /** Validates a pushed snapshot (SPEC §5.4); throws invalid_input listing the problems. */
-  validateSnapshot: (input: unknown) => Snapshot;
+  /** Largest JSON body (SNAPSHOT_LIMIT_BYTES), parsed whole. */
   snapshotLimitBytes: number;
+  /** Largest NDJSON body (SNAPSHOT_STREAM_LIMIT_BYTES), read as a stream. */
+  snapshotStreamLimitBytes: number;
 }
 
 const listQuery = z.strictObject({
@@ -44,25 +46,46 @@ export function syncView(record: SyncRecord) {
   };
 }
 
-/** POST/GET /admin/sync, GET /admin/sync/{jobId}, approve and cancel (SPEC §4, §6). */
+/**
+ * POST/GET /admin/sync, GET /admin/sync/{jobId}, approve and cancel (SPEC §4, §6). A snapshot comes
+ * in a JSON body (`{"snapshot": {...}}`, up to SNAPSHOT_LIMIT_BYTES) or as NDJSON read as a stream
+ * (sync-ndjson.ts, up to SNAPSHOT_STREAM_LIMIT_BYTES); either is staged as it is checked.
+ */
 export function adminSyncRouter(deps: AdminSyncDeps): Router {
   const router = Router();
-  router.post('/sync', ...jsonBody(deps.snapshotLimitBytes), async (req, res) => {
-    const parsed = startBody.safeParse(req.body ?? {});
-    if (!parsed.success) {
-      const problems = parsed.error.issues.map((i) => `${i.path.join('.') || 'body'}: ${i.message}`);
-      throw new BridgeError('invalid_input', 'The request body is invalid', { problems });
-    }
-    const snapshot =
-      parsed.data.snapshot === undefined ? undefined : deps.validateSnapshot(parsed.data.snapshot);
-    const result = await deps.syncs.start({
-      dryRun: parsed.data.dryRun ?? false,
-      snapshot,
-      trigger: 'admin',
-      allowEmpty: parsed.data.allowEmpty ?? false,
-    });
-    res.status(202).json({ jobId: result.jobId, started: result.started });
-  });
+  router.post(
+    '/sync',
+    utf8Only,
+    async (req, res, next) => {
+      if (!isNdjsonRequest(req)) return next();
+      try {
+        const { jobId } = await deps.syncs.startWithSnapshot('admin', (sink) =>
+          readNdjsonSnapshot(req, sink, deps.snapshotStreamLimitBytes),
+        );
+        res.status(202).json({ jobId, started: true });
+      } catch (error) {
+        // The rest of a refused body is not read: the connection closes after the answer.
+        res.setHeader('Connection', 'close');
+        throw error;
+      }
+    },
+    ...jsonBody(deps.snapshotLimitBytes),
+    async (req, res) => {
+      const body = parseStart(req);
+      const options = { dryRun: body.dryRun ?? false, allowEmpty: body.allowEmpty ?? false };
+      if (body.snapshot === undefined) {
+        const result = await deps.syncs.start({ ...options, trigger: 'admin' });
+        res.status(202).json({ jobId: result.jobId, started: result.started });
+        return;
+      }
+      const { snapshot } = body;
+      const { jobId } = await deps.syncs.startWithSnapshot('admin', async (sink) => {
+        await feedSnapshot(snapshot, sink);
+        return options;
+      });
+      res.status(202).json({ jobId, started: true });
+    },
+  );
   router.get('/sync', async (req, res) => {
     const { limit } = parseInput(listQuery, req.query, 'query');
     res.json({ syncs: (await deps.syncs.list(limit)).map(syncView) });
@@ -84,4 +107,11 @@ export function adminSyncRouter(deps: AdminSyncDeps): Router {
     res.status(202).json(syncView(await deps.syncs.cancel(req.params.jobId)));
   });
   return router;
+}
+
+function parseStart(req: Request): z.infer<typeof startBody> {
+  const parsed = startBody.safeParse(req.body ?? {});
+  if (parsed.success) return parsed.data;
+  const problems = parsed.error.issues.map((i) => `${i.path.join('.') || 'body'}: ${i.message}`);
+  throw new BridgeError('invalid_input', 'The request body is invalid', { problems });
 }

@@ -1,4 +1,5 @@
 import { formatKey } from '../domain/identity.js';
+import { conflictView } from './conflict-views.js';
 import type { FailureItem } from '../store/failures.queries.js';
 import type { IdentityTrace } from '../store/identity-trace.queries.js';
 import type { HistoryEntry, StoredError } from '../store/reconcile-state.store.js';
@@ -45,7 +46,8 @@ export type IdentityStatus =
   | 'in-sync'
   | 'not-provisioned'
   | 'deprovisioned'
-  | 'removed';
+  | 'removed'
+  | 'parked';
 
 /**
  * `pending` only while a change waits (its dirty mark). An identity removed from the desired state
@@ -54,6 +56,8 @@ export type IdentityStatus =
  * when the bridge never had an account to deprovision.
  */
 export function identityStatus(trace: IdentityTrace): IdentityStatus {
+  // Parked: not reconciled until an admin resolves its conflict, whatever happened before.
+  if (trace.parked && trace.desired) return 'parked';
   if (trace.failedAt !== undefined) return 'failed';
   if (trace.heldBy) return 'awaiting-approval';
   if (trace.lastResult === 'retrying') return 'retrying';
@@ -68,7 +72,8 @@ function deletedOnPlatform(trace: IdentityTrace): boolean {
   return last?.decision === 'delete' || last?.decision === 'already-gone';
 }
 
-export function identityView(trace: IdentityTrace) {
+/** `names`: userName / displayName of the identities it lists (a user's groups, a group's members). */
+export function identityView(trace: IdentityTrace, names?: ReadonlyMap<string, string>) {
   return {
     kind: trace.kind,
     id: trace.id,
@@ -78,6 +83,8 @@ export function identityView(trace: IdentityTrace) {
     desired: trace.desired ? redact(trace.desired) : null,
     targetId: trace.targetId ?? null,
     managed: trace.managed,
+    owner: trace.owner ?? null,
+    parked: trace.parked ? conflictView(trace.parked) : null,
     createdAt: iso(trace.createdAt),
     changedAt: iso(trace.changedAt),
     lastAppliedAt: iso(trace.lastAppliedAt),
@@ -88,6 +95,7 @@ export function identityView(trace: IdentityTrace) {
     pendingSince: iso(trace.dirtySince),
     heldBy: trace.heldBy ?? null,
     ...(trace.groups ? { groups: trace.groups } : {}),
+    ...(names ? { names: Object.fromEntries(names) } : {}),
     history: trace.history.map(historyView),
   };
 }

@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { Readable } from 'node:stream';
 import { request } from 'undici';
 import { secretLines } from '../config/secret-lines.js';
 import {
@@ -91,6 +92,48 @@ export class AdminClient {
     if (status >= 400) throw answerFailed(base, status, text);
     try {
       return { status, body: (text ? JSON.parse(text) : undefined) as T };
+    } catch {
+      throw unexpectedAnswer(base, status, text);
+    }
+  }
+
+  /**
+   * POSTs a body streamed from `body` (never held whole). An error thrown while reading it (the
+   * file) aborts the request, so the bridge never sees a complete body; it is thrown as is.
+   * `problemsOf` may rewrite the problems of a refusal before they are shown.
+   */
+  async upload<T>(
+    path: string,
+    body: AsyncIterable<string | Buffer>,
+    contentType: string,
+    problemsOf: (text: string) => string = (text) => text,
+  ): Promise<{ status: number; body: T }> {
+    const base = this.options.url.replace(/\/+$/, '');
+    let failed: unknown;
+    const guarded = (async function* () {
+      try {
+        yield* body;
+      } catch (error) {
+        failed = error;
+        throw error;
+      }
+    })();
+    let status: number;
+    let text: string;
+    try {
+      const response = await request(new URL(path, this.options.url), {
+        method: 'POST',
+        headers: { authorization: `Bearer ${this.options.token}`, 'content-type': contentType },
+        body: Readable.from(guarded),
+      });
+      status = response.statusCode;
+      text = await response.body.text();
+    } catch (error) {
+      throw failed ?? requestFailed(base, error);
+    }
+    if (status >= 400) throw answerFailed(base, status, problemsOf(text));
+    try {
+      return { status, body: JSON.parse(text) as T };
     } catch {
       throw unexpectedAnswer(base, status, text);
     }

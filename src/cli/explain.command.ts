@@ -1,5 +1,6 @@
 import type { AdminCommandContext } from './admin-command.js';
 import { shortTime } from './admin-command.js';
+import type { ConflictView } from './conflicts.command.js';
 
 /** The fields of GET /admin/identities/{kind}/{key} the CLI prints. */
 export interface IdentityTraceView {
@@ -9,6 +10,10 @@ export interface IdentityTraceView {
   desired: Record<string, unknown> | null;
   targetId: string | null;
   managed: boolean;
+  /** The input that owns it: scim, events, okta or directory:<name>. */
+  owner?: string | null;
+  /** The conflict that parks it, if any. */
+  parked?: ConflictView | null;
   lastAppliedAt: string | null;
   lastAttemptAt: string | null;
   lastResult: string | null;
@@ -38,6 +43,8 @@ export function formatTrace(t: IdentityTraceView): string {
     `${t.key}: ${t.status} (found by ${t.matchedBy})`,
     field('target id', t.targetId ?? '—'),
     field('managed', t.managed ? 'yes (created or adopted by the bridge)' : 'no'),
+    field('owner', t.owner ?? '—'),
+    ...(t.parked ? parkedLines(t.parked, field) : []),
     field('last applied', shortTime(t.lastAppliedAt)),
     field('last attempt', shortTime(t.lastAttemptAt)),
     field('last result', t.lastResult ?? '—'),
@@ -66,6 +73,15 @@ export function formatTrace(t: IdentityTraceView): string {
     ...(t.history.length ? t.history.map(historyLine) : ['  none recorded']),
   );
   return lines.join('\n');
+}
+
+/** Why it is parked, and how to resolve it. */
+function parkedLines(c: ConflictView, field: (label: string, value: string) => string): string[] {
+  const holder = c.holder ? ` held by ${c.holder.owner ?? '?'}:${c.holder.id}` : '';
+  return [
+    field('parked by', `conflict ${c.id} (${c.kind}, ${c.status})${holder}`),
+    field('resolve', `scim-bridge conflicts --resolve ${c.id} --link (or --ignore)`),
+  ];
 }
 
 function historyLine(entry: IdentityTraceView['history'][number]): string {

@@ -2,6 +2,7 @@ import { Command, InvalidArgumentError } from 'commander';
 import { runAdminCommand } from './admin-command.js';
 import { checkConfigCommand } from './check-config.command.js';
 import { cliAction } from './cli-action.js';
+import { conflictsCommand, parseConflictStatus, type ConflictsOptions } from './conflicts.command.js';
 import { explainCommand } from './explain.command.js';
 import { failuresCommand, type FailuresOptions } from './failures.command.js';
 import { sendEventCommand } from './send-event.command.js';
@@ -54,7 +55,10 @@ function addRoleCommands(program: Command): void {
   }
 }
 
-/** status, failures, explain: read a running bridge's admin API (--url; token from ADMIN_TOKEN). */
+/**
+ * status, failures, explain, conflicts: read a running bridge's admin API (--url; token from
+ * ADMIN_TOKEN).
+ */
 function addOperatingCommands(program: Command): void {
   const url = ['--url <url>', "the bridge's base URL (default http://127.0.0.1:$PORT)"] as const;
   program
@@ -79,11 +83,29 @@ function addOperatingCommands(program: Command): void {
     .command('explain')
     .description("print an identity's trace: desired state, target id, last error, history")
     .argument('<kind>', 'user or group', parseKind)
-    .argument('<key>', 'the source id, or the userName / displayName')
+    .argument(
+      '<key>',
+      "the id (the bridge's or the source's), the userName / displayName, the IdP's externalId, or the platform id",
+    )
     .option(...url)
     .action(
       cliAction('explain', (kind: 'user' | 'group', key: string, options: { url?: string }) =>
         runAdminCommand(options.url, (context) => explainCommand(context, kind, key)),
+      ),
+    );
+  program
+    .command('conflicts')
+    .description('identities two inputs claim; --resolve ID with --link or --ignore settles one')
+    .option('--status <status>', 'open (default), ignored or all', parseConflictStatus)
+    .option('--limit <n>', 'most conflicts listed', parsePositiveInt, 100)
+    .option('--resolve <id>', 'the conflict to resolve')
+    .option('--link', "the claimant's input becomes the owner of the platform account")
+    .option('--ignore', 'the claimant stays parked and is no longer reported')
+    .option('--target <id>', 'with --link on an ambiguous conflict: the platform account to link')
+    .option(...url)
+    .action(
+      cliAction('conflicts', (options: ConflictsOptions & { url?: string }) =>
+        runAdminCommand(options.url, (context) => conflictsCommand(context, options)),
       ),
     );
 }

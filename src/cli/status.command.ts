@@ -11,6 +11,8 @@ export interface StatusView {
   identities: Record<'users' | 'groups', { desired: number; managed: number; deprovisioned: number }>;
   failures: number;
   pending: number;
+  /** Open conflicts between inputs (absent from bridges older than owners). */
+  conflicts?: number;
   activeSync: (SyncView & { finishedAt?: string }) | null;
   lastSync: (SyncView & { finishedAt?: string }) | null;
   lastFullSync: (SyncView & { finishedAt?: string }) | null;
@@ -48,7 +50,8 @@ export function formatStatus(s: StatusView): string {
   );
   return [
     target,
-    `Failures: ${s.failures}    Changes pending: ${s.pending}`,
+    `Failures: ${s.failures}    Changes pending: ${s.pending}` +
+      (s.conflicts ? `    Conflicts: ${s.conflicts} (scim-bridge conflicts)` : ''),
     '',
     identities,
     '',

@@ -1,5 +1,5 @@
 import { adminClientFromEnv } from './admin-client.js';
-import { readJsonFile } from './input-file.js';
+import { snapshotUpload } from './snapshot-upload.js';
 import { exitCodeFor, formatSyncResult, watchSync, type SyncView } from './sync-report.js';
 
 export interface SyncCommandOptions {
@@ -10,15 +10,19 @@ export interface SyncCommandOptions {
   url?: string;
 }
 
-const SNAPSHOT_FORM = 'a snapshot is {"users": [...], "groups": [...]}';
-
-/** `scim-bridge sync`: starts a full reconciliation on a running bridge through its admin API. */
+/**
+ * `scim-bridge sync`: starts a full reconciliation on a running bridge through its admin API. A
+ * `--snapshot` file (JSON or NDJSON) is streamed to it as NDJSON, never read whole.
+ */
 export async function syncCommand(options: SyncCommandOptions): Promise<number> {
   const client = adminClientFromEnv(options.url);
-  const body: Record<string, unknown> = { dryRun: options.dryRun ?? false };
-  if (options.allowEmpty) body.allowEmpty = true;
-  if (options.snapshot) body.snapshot = readJsonFile(options.snapshot, SNAPSHOT_FORM);
-  const started = await client.call<{ jobId: string; started: boolean }>('POST', '/admin/sync', body);
+  const flags = { dryRun: options.dryRun ?? false, allowEmpty: options.allowEmpty ?? false };
+  const started = options.snapshot
+    ? await pushSnapshot(client, options.snapshot, flags)
+    : await client.call<{ jobId: string; started: boolean }>('POST', '/admin/sync', {
+        dryRun: flags.dryRun,
+        ...(flags.allowEmpty ? { allowEmpty: true } : {}),
+      });
   const { jobId } = started.body;
   process.stdout.write(
     started.body.started ? `Started sync ${jobId}\n` : `A sync is already running: ${jobId}\n`,
@@ -27,4 +31,20 @@ export async function syncCommand(options: SyncCommandOptions): Promise<number> 
   const view = await watchSync(async () => (await client.call<SyncView>('GET', `/admin/sync/${jobId}`)).body);
   process.stdout.write(`${formatSyncResult(view)}\n`);
   return exitCodeFor(view);
+}
+
+async function pushSnapshot(
+  client: ReturnType<typeof adminClientFromEnv>,
+  path: string,
+  flags: { dryRun: boolean; allowEmpty: boolean },
+) {
+  const upload = await snapshotUpload(path, flags);
+  // Problems name NDJSON lines; those of a JSON file are named by their place in its arrays.
+  const problemsOf = (text: string) => (upload.format === 'json' ? text.replace(/"line \d+: /g, '"') : text);
+  return client.upload<{ jobId: string; started: boolean }>(
+    '/admin/sync',
+    upload.body,
+    'application/x-ndjson',
+    problemsOf,
+  );
 }

@@ -1,5 +1,6 @@
 import { CronExpressionParser } from 'cron-parser';
 import { z } from 'zod';
+import { DIRECTORY_NAME_PATTERN } from '../domain/desired-change.js';
 import { publicUrlSchema, trustProxySchema } from './http-settings.js';
 import { inboundSecretProblem, targetTokenProblem } from './secret-lines.js';
 
@@ -99,6 +100,7 @@ export const configSchema = z
       host: z.string().min(1, 'empty'),
       bodyLimitBytes: int(1024, 2 ** 31),
       snapshotLimitBytes: int(1024, 2 ** 31),
+      snapshotStreamLimitBytes: int(1024, 2 ** 40),
       shutdownTimeoutSeconds: int(1, 600),
       publicUrl: publicUrlSchema,
       trustProxy: trustProxySchema,
@@ -136,6 +138,8 @@ export const configSchema = z
     }),
     directory: z.object({
       source: z.enum(['none', 'file', 'ldap', 'scim'], { error: 'not a known source' }),
+      // The directory's owner name (directory:<name>): what its identities belong to (SPEC §6).
+      name: z.string().regex(DIRECTORY_NAME_PATTERN, 'not a directory name'),
       file: z.object({ path: z.string() }),
       ldap: ldapSchema,
       scim: z.object({ url: optionalUrl(['http', 'https']), token: z.string(), pageSize: int(1, 1000) }),

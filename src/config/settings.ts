@@ -28,6 +28,12 @@ export const SETTINGS: readonly Setting[] = [
   s('HOST', 'http.host', 'string', 'an interface address, e.g. 0.0.0.0'),
   s('BODY_LIMIT_BYTES', 'http.bodyLimitBytes', 'integer', 'a number of bytes, at least 1024'),
   s('SNAPSHOT_LIMIT_BYTES', 'http.snapshotLimitBytes', 'integer', 'a number of bytes, at least 1024'),
+  s(
+    'SNAPSHOT_STREAM_LIMIT_BYTES',
+    'http.snapshotStreamLimitBytes',
+    'integer',
+    'a number of bytes, at least 1024',
+  ),
   s('SHUTDOWN_TIMEOUT_SECONDS', 'http.shutdownTimeoutSeconds', 'integer', 'seconds, from 1 to 600'),
   s(
     'PUBLIC_URL',
@@ -69,6 +75,12 @@ export const SETTINGS: readonly Setting[] = [
   s('RECONCILE_BACKOFF_MS', 'reconcile.backoffMs', 'integer', 'milliseconds, from 10 to 600000'),
   s('RECONCILE_LOCK_SECONDS', 'reconcile.lockSeconds', 'integer', 'seconds, from 1 to 600'),
   s('DIRECTORY_SOURCE', 'directory.source', 'string', 'none, file, ldap or scim'),
+  s(
+    'DIRECTORY_NAME',
+    'directory.name',
+    'string',
+    'lower-case letters, digits and .-_ (at most 63), e.g. hr-ldap',
+  ),
   s('DIRECTORY_FILE', 'directory.file.path', 'string', 'the path of a JSON snapshot file'),
   s('LDAP_URL', 'directory.ldap.url', 'string', 'an ldap:// or ldaps:// URL'),
   s('LDAP_BIND_DN', 'directory.ldap.bindDn', 'string', 'a DN, e.g. cn=bridge,dc=example,dc=com'),

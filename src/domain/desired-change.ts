@@ -5,6 +5,26 @@ import type { DesiredGroup, DesiredUser, IdentityKey } from './identity.js';
  * src/store/desired-state.store.ts). Sources build them; the store and full syncs apply them.
  */
 
+/**
+ * The input that owns an identity (SPEC §6, Ownership): SCIM push, signed generic events, Okta
+ * Event Hooks, or a directory source by name (`directory:<DIRECTORY_NAME>`). An input changes only
+ * what it owns; the store enforces it (src/store/lua/desired-state-owner.lua.ts).
+ */
+export type Owner = 'scim' | 'events' | 'okta' | `directory:${string}`;
+
+/** A directory name: what DIRECTORY_NAME and a pushed snapshot's `source` accept. */
+export const DIRECTORY_NAME_PATTERN = /^[a-z0-9][a-z0-9._-]{0,62}$/;
+
+export function directoryOwner(name: string): Owner {
+  return `directory:${name}`;
+}
+
+/** Whether a stored text is an owner this bridge writes (anything else is shown as it is). */
+export function isOwner(text: string): text is Owner {
+  if (text === 'scim' || text === 'events' || text === 'okta') return true;
+  return text.startsWith('directory:') && DIRECTORY_NAME_PATTERN.test(text.slice('directory:'.length));
+}
+
 /** Where a change came from, for the identity's history. */
 export interface Signal {
   source: 'scim' | 'events' | 'okta' | 'snapshot' | 'admin' | 'directory';
@@ -38,8 +58,22 @@ export type DesiredChange = ChangeOptions &
     | { op: 'addMembers' | 'removeMembers'; groupId: string; userIds: readonly string[] }
   );
 
+/**
+ * `owned-elsewhere`: the identity belongs to another input, nothing changed (an upsert also
+ * records a conflict). `parked`: stored, but another input's identity holds its userName /
+ * displayName or externalId, so it is not reconciled until an admin resolves the conflict.
+ */
 export type WriteStatus =
-  'created' | 'updated' | 'unchanged' | 'deleted' | 'absent' | 'stale' | 'changed' | 'skipped';
+  | 'created'
+  | 'updated'
+  | 'unchanged'
+  | 'deleted'
+  | 'absent'
+  | 'stale'
+  | 'changed'
+  | 'skipped'
+  | 'owned-elsewhere'
+  | 'parked';
 
 export interface BatchResult {
   /** One status per change, in order. */
@@ -51,6 +85,11 @@ export interface BatchResult {
 }
 
 export interface BatchOptions {
+  /**
+   * The input making the changes, which owns what it creates. A batch that names none is the
+   * configured directory's (DesiredStateStore's default owner).
+   */
+  owner?: Owner;
   /**
    * Event ids to remember for `ttlSeconds` (per source): a change whose `eventIndex` points at an
    * id seen before is skipped, and the id is reported in `duplicates`.

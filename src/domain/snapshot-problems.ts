@@ -19,8 +19,13 @@ export class ProblemList {
   }
 
   add(path: ProblemPath, reason: string): void {
+    this.addFormatted(() => `${formatPath(path)}: ${reason}`);
+  }
+
+  /** A problem whose line is only formatted when it is among those kept. */
+  addFormatted(line: () => string): void {
     this.count++;
-    if (this.lines.length < this.limit) this.lines.push(`${formatPath(path)}: ${reason}`);
+    if (this.lines.length < this.limit) this.lines.push(line());
   }
 
   /** The kept lines, plus the closing count line when some were left out. */
@@ -39,6 +44,12 @@ export function formatPath(path: ProblemPath): string {
     else out += out === '' ? String(part) : `.${String(part)}`;
   }
   return out === '' ? 'snapshot' : out;
+}
+
+/** `users[3]` + `['name', 'givenName']` → `users[3].name.givenName`. */
+export function formatItemPath(head: string, rest: ProblemPath): string {
+  const tail = formatPath(['_', ...rest]);
+  return head + tail.slice(1);
 }
 
 /** A value quoted for a problem line, shortened when long. */

@@ -1,147 +1,213 @@
 import type { z } from 'zod';
-import type { DesiredGroup, DesiredUser, Snapshot } from './identity.js';
+import type { DesiredGroup } from './identity.js';
 import { identityIdProblem } from './platform-rules.js';
-import { ProblemList, quote } from './snapshot-problems.js';
+import { formatItemPath, ProblemList, quote, type ProblemPath } from './snapshot-problems.js';
 import { groupSchema, userSchema } from './snapshot.schema.js';
+import type {
+  ItemRef,
+  LedgerAnswer,
+  LedgerEntry,
+  MemberCheck,
+  SnapshotKind,
+  SnapshotLedger,
+} from './snapshot-ledger.js';
 import { findMalformedText, MALFORMED_TEXT_REASON } from './well-formed-text.js';
 
 /**
- * Validates a snapshot one item at a time (SPEC §5.4), so that a large file can be read item by item
- * and each item's raw form dropped as soon as it is checked. Per item: its shape
- * (snapshot.schema.ts), then the rules across items — unique user ids, unique userNames
- * (case-insensitive), unique group ids and displayNames (case-insensitive), and externalIds that
- * would collide on the target. Members that name no user of the snapshot are checked at the end,
- * when every user is known. Each rule is a Map look-up: linear in the size of the snapshot.
+ * Validates a snapshot a batch of items at a time (SPEC §5.4), so that a directory of any size can
+ * be read as a stream and each item's raw form dropped once checked. Per item: its shape
+ * (snapshot.schema.ts), well-formed text and usable ids. Across items, through a ledger that may
+ * live outside the process (snapshot-ledger.ts): unique ids, unique userNames / displayNames
+ * (case-insensitive), externalIds that would collide on the target, and group members naming no
+ * user of the snapshot (checked at the end, when every user is known). An item's own problems come
+ * before those it shares with earlier items.
  */
 
-export type Kind = 'users' | 'groups';
+export type Kind = SnapshotKind;
 
-export type SnapshotCheck =
-  | { ok: true; snapshot: Snapshot }
+/** Where an item came from, for its problems: a label (a DN, an upstream id) or an NDJSON line. */
+export interface ItemOrigin {
+  label?: string;
+  line?: number;
+}
+
+export interface SnapshotCounts {
+  users: number;
+  groups: number;
+}
+
+export type SnapshotVerdict =
+  | { ok: true; counts: SnapshotCounts }
   | {
       ok: false;
       /** `path: reason` lines, at most 100 and a count line. */ problems: string[];
       total: number;
+      counts: SnapshotCounts;
     };
 
-/** The first index at which each key was seen. */
-type Seen = Map<string, number>;
+const DEFERRED_BATCH = 1000;
 
-interface KindState {
-  count: number;
-  ids: Seen;
-  names: Seen;
-  /** The externalId each item would have on the target, and whether the item gave it itself. */
-  onTarget: Map<string, { index: number; given: boolean }>;
+/** An item as problems name it: `users[3]`, `users["uid=ada,…"]`. */
+export function itemHead(kind: Kind, ref: ItemRef): string {
+  return ref.label === undefined ? `${kind}[${ref.index}]` : `${kind}[${quote(ref.label)}]`;
 }
 
-const newState = (): KindState => ({ count: 0, ids: new Map(), names: new Map(), onTarget: new Map() });
+/** An earlier item named in a problem's reason, with its line when it came on one. */
+export function itemName(kind: Kind, ref: ItemRef): string {
+  return itemHead(kind, ref) + (ref.line === undefined ? '' : ` (line ${ref.line})`);
+}
 
-export class SnapshotValidator {
+export class SnapshotChecker {
   private readonly problems = new ProblemList();
-  private readonly users: DesiredUser[] = [];
-  private readonly groups: DesiredGroup[] = [];
-  private readonly state: Record<Kind, KindState> = { users: newState(), groups: newState() };
-  /** Each group's raw member list, checked against the user ids at the end. */
-  private readonly memberLists: { index: number; members: readonly unknown[] }[] = [];
+  private readonly counts: SnapshotCounts = { users: 0, groups: 0 };
 
-  addUser(raw: unknown): void {
-    const index = this.state.users.count++;
-    this.parse(raw, index, 'users', userSchema, this.users);
-    this.checkText(raw, index, 'users');
-    this.checkUnique(raw, index, 'users', 'userName');
+  constructor(private readonly ledger: SnapshotLedger) {}
+
+  /** No problem found so far. */
+  get valid(): boolean {
+    return this.problems.total === 0;
   }
 
-  addGroup(raw: unknown): void {
-    const index = this.state.groups.count++;
-    this.parse(raw, index, 'groups', groupSchema, this.groups);
-    this.checkText(raw, index, 'groups');
-    this.checkUnique(raw, index, 'groups', 'displayName');
-    const members = field(raw, 'members');
-    if (Array.isArray(members)) this.memberLists.push({ index, members: members as unknown[] });
+  /** Checks a batch of users; returns the valid ones in the store's form. */
+  async addUsers(raws: readonly unknown[], origins?: readonly (ItemOrigin | undefined)[]) {
+    return this.addBatch('users', raws, origins, userSchema, 'userName');
+  }
+
+  /** Checks a batch of groups; members not yet known as users are checked again at the end. */
+  async addGroups(
+    raws: readonly unknown[],
+    origins?: readonly (ItemOrigin | undefined)[],
+  ): Promise<DesiredGroup[]> {
+    const first = this.counts.groups;
+    const groups = await this.addBatch('groups', raws, origins, groupSchema, 'displayName');
+    const checks: MemberCheck[] = [];
+    raws.forEach((raw, i) => {
+      const members = field(raw, 'members');
+      if (!Array.isArray(members)) return;
+      const group = ref(first + i, origins?.[i]);
+      (members as unknown[]).forEach((member, position) => {
+        if (typeof member === 'string' && member.trim() !== '') checks.push({ group, position, member });
+      });
+    });
+    if (checks.length === 0) return groups;
+    const known = await this.ledger.hasUsers(checks.map((c) => c.member));
+    await this.ledger.defer(checks.filter((_, i) => known[i] !== true));
+    return groups;
   }
 
   /** A problem of the snapshot's top level, e.g. `users: not an array`. */
-  addProblem(path: readonly PropertyKey[], reason: string): void {
+  addProblem(path: ProblemPath, reason: string): void {
     this.problems.add(path, reason);
   }
 
-  finish(): SnapshotCheck {
-    const userIds = this.state.users.ids;
-    for (const { index, members } of this.memberLists) {
-      members.forEach((member, position) => {
-        if (typeof member === 'string' && member.trim() !== '' && !userIds.has(member))
-          this.problems.add(['groups', index, 'members', position], `unknown user ${quote(member)}`);
+  async finish(): Promise<SnapshotVerdict> {
+    for await (const batch of this.ledger.deferred(DEFERRED_BATCH)) {
+      const known = await this.ledger.hasUsers(batch.map((c) => c.member));
+      batch.forEach((check, i) => {
+        if (known[i] === true) return;
+        this.report(
+          'groups',
+          check.group,
+          ['members', check.position],
+          `unknown user ${quote(check.member)}`,
+        );
       });
     }
+    const counts = { ...this.counts };
     const { total } = this.problems;
-    if (total > 0) return { ok: false, problems: this.problems.list(), total };
-    return { ok: true, snapshot: { users: this.users, groups: this.groups } };
+    if (total > 0) return { ok: false, problems: this.problems.list(), total, counts };
+    return { ok: true, counts };
   }
 
-  private parse<T>(raw: unknown, index: number, kind: Kind, schema: z.ZodType<T>, into: T[]): void {
+  private async addBatch<T>(
+    kind: Kind,
+    raws: readonly unknown[],
+    origins: readonly (ItemOrigin | undefined)[] | undefined,
+    schema: z.ZodType<T>,
+    nameField: 'userName' | 'displayName',
+  ): Promise<T[]> {
+    const valid: T[] = [];
+    const own: (() => void)[][] = [];
+    const entries = raws.map((raw, i) => {
+      const item = ref(this.counts[kind]++, origins?.[i]);
+      own.push(this.checkItem(kind, raw, item, schema, valid));
+      return ledgerEntry(raw, item, nameField);
+    });
+    const answers = await this.ledger.record(kind, entries);
+    entries.forEach((entry, i) => {
+      for (const report of own[i] ?? []) report();
+      this.reportClashes(kind, entry, answers[i] ?? {}, nameField);
+    });
+    return valid;
+  }
+
+  /** The item's own problems, as reports to make once the batch's order is known. */
+  private checkItem<T>(kind: Kind, raw: unknown, item: ItemRef, schema: z.ZodType<T>, valid: T[]) {
+    const reports: (() => void)[] = [];
+    const add = (path: ProblemPath, reason: string) =>
+      reports.push(() => this.report(kind, item, path, reason));
     const result = schema.safeParse(raw);
-    if (result.success) into.push(result.data);
-    else
-      for (const issue of result.error.issues) this.problems.add([kind, index, ...issue.path], issue.message);
-  }
-
-  /**
-   * Every string of the item is well-formed Unicode, and the ids the store keys on hold no control
-   * character: either would fail the store's write half-way through a sync.
-   */
-  private checkText(raw: unknown, index: number, kind: Kind): void {
+    if (result.success) valid.push(result.data);
+    else for (const issue of result.error.issues) add(issue.path, issue.message);
+    // Well-formed text, and ids the store keys on without control characters: either would fail
+    // the store's write half-way through a sync.
     const malformed = findMalformedText(raw);
-    if (malformed) this.problems.add([kind, index, ...malformed], MALFORMED_TEXT_REASON);
+    if (malformed) add(malformed, MALFORMED_TEXT_REASON);
     const ids: [PropertyKey[], unknown][] = [[['id'], field(raw, 'id')]];
     const members = kind === 'groups' ? field(raw, 'members') : undefined;
     if (Array.isArray(members)) members.forEach((m: unknown, i) => ids.push([['members', i], m]));
     for (const [path, id] of ids) {
       const problem = typeof id === 'string' && id.trim() !== '' ? identityIdProblem(id) : undefined;
-      if (problem) this.problems.add([kind, index, ...path], `not a usable id: ${problem}`);
+      if (problem) add(path, `not a usable id: ${problem}`);
+    }
+    return reports;
+  }
+
+  private reportClashes(
+    kind: Kind,
+    entry: LedgerEntry,
+    answer: LedgerAnswer,
+    nameField: 'userName' | 'displayName',
+  ): void {
+    if (answer.id) this.report(kind, entry.ref, ['id'], `duplicate of ${itemName(kind, answer.id)}`);
+    if (answer.name) {
+      const reason = `duplicate of ${itemName(kind, answer.name)} (case-insensitive)`;
+      this.report(kind, entry.ref, [nameField], reason);
+    }
+    if (answer.target) {
+      const onTarget = entry.externalId ?? entry.id ?? '';
+      const reason = `collides with ${itemName(kind, answer.target)}: both would have externalId ${quote(onTarget)} on the target`;
+      this.report(kind, entry.ref, [entry.externalId === undefined ? 'id' : 'externalId'], reason);
     }
   }
 
-  private checkUnique(raw: unknown, index: number, kind: Kind, nameField: 'userName' | 'displayName'): void {
-    const state = this.state[kind];
-    const id = textField(raw, 'id');
-    const name = textField(raw, nameField)?.toLowerCase();
-    if (id !== undefined) {
-      const first = firstOrRecord(state.ids, id, index);
-      if (first !== undefined) this.problems.add([kind, index, 'id'], `duplicate of ${kind}[${first}]`);
-    }
-    if (name !== undefined) {
-      const first = firstOrRecord(state.names, name, index);
-      if (first !== undefined)
-        this.problems.add([kind, index, nameField], `duplicate of ${kind}[${first}] (case-insensitive)`);
-    }
-    this.checkTargetExternalId(raw, index, kind, id);
-  }
-
-  /**
-   * Two identities whose externalId on the target would be equal (the externalId given, or else the
-   * id: SPEC §5.4) would both adopt the same target identity. Pairs where neither gives an
-   * externalId are duplicate ids, reported as such.
-   */
-  private checkTargetExternalId(raw: unknown, index: number, kind: Kind, id: string | undefined): void {
-    const externalId = textField(raw, 'externalId');
-    const onTarget = externalId ?? id;
-    if (onTarget === undefined) return;
-    const given = externalId !== undefined;
-    const first = this.state[kind].onTarget.get(onTarget);
-    if (first === undefined) {
-      this.state[kind].onTarget.set(onTarget, { index, given });
-    } else if (given || first.given) {
-      const reason = `collides with ${kind}[${first.index}]: both would have externalId ${quote(onTarget)} on the target`;
-      this.problems.add([kind, index, given ? 'externalId' : 'id'], reason);
-    }
+  private report(kind: Kind, item: ItemRef, path: ProblemPath, reason: string): void {
+    this.problems.addFormatted(() => {
+      const line = item.line === undefined ? '' : `line ${item.line}: `;
+      return `${line}${formatItemPath(itemHead(kind, item), path)}: ${reason}`;
+    });
   }
 }
 
-function firstOrRecord(seen: Seen, key: string, index: number): number | undefined {
-  const first = seen.get(key);
-  if (first === undefined) seen.set(key, index);
-  return first;
+function ref(index: number, origin: ItemOrigin | undefined): ItemRef {
+  if (origin === undefined) return { index };
+  return {
+    index,
+    ...(origin.label === undefined ? {} : { label: origin.label }),
+    ...(origin.line === undefined ? {} : { line: origin.line }),
+  };
+}
+
+function ledgerEntry(raw: unknown, item: ItemRef, nameField: string): LedgerEntry {
+  const id = textField(raw, 'id');
+  const name = textField(raw, nameField)?.toLowerCase();
+  const externalId = textField(raw, 'externalId');
+  return {
+    ref: item,
+    ...(id === undefined ? {} : { id }),
+    ...(name === undefined ? {} : { name }),
+    ...(externalId === undefined ? {} : { externalId }),
+  };
 }
 
 function field(item: unknown, name: string): unknown {

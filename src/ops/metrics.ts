@@ -14,6 +14,7 @@ export interface Metrics {
   readonly lastFullSync: Gauge;
   readonly targetHealth: Gauge<'state'>;
   readonly failures: Gauge;
+  readonly conflicts: Gauge<'kind'>;
   readonly syncDuration: Histogram<'result'>;
 }
 
@@ -85,6 +86,12 @@ function pipelineMetrics(registers: Registers) {
     failures: new Gauge({
       name: 'scim_bridge_failures',
       help: 'Identities currently in permanent failure',
+      registers,
+    }),
+    conflicts: new Gauge({
+      name: 'scim_bridge_conflicts',
+      help: 'Open conflicts between inputs (identities two inputs claim), by kind',
+      labelNames: ['kind'] as const,
       registers,
     }),
     lastFullSync: new Gauge({

@@ -1,38 +1,42 @@
 import { BridgeError } from '../domain/errors.js';
-import { collectGarbage } from '../ops/memory.js';
 import type { IdentityKind } from '../domain/identity.js';
 import type { RequestTrace } from './scim-http.js';
 import type { PlatformClient } from './platform.client.js';
 import type { ObservedGroup } from '../domain/group-diff.js';
 import type { ObservedUser } from '../domain/user-diff.js';
 
-export interface ListOptions {
+export interface ListOptions<K extends IdentityKind> {
   /** Requested page size; the platform may return fewer per page (itemsPerPage rules). */
   pageSize: number;
-  /** Pages requested at once (the client's own limit still applies). */
+  /** Pages requested at once (the client's own limit and the shared rate gate still apply). */
   concurrency: number;
   trace?: RequestTrace;
+  /**
+   * Takes each page's resources, compact (what a sync compares). Awaited before the page's worker
+   * asks for another, so that at most `concurrency` pages are held at once; may throw to stop the
+   * listing (a cancel), once the requests in flight are answered.
+   */
+  onResources: (resources: Observed<K>[]) => Promise<void>;
   onPage?: (pagesDone: number, pagesExpected: number) => void;
 }
 
-type Observed<K extends IdentityKind> = K extends 'user' ? ObservedUser : ObservedGroup;
+export type Observed<K extends IdentityKind> = K extends 'user' ? ObservedUser : ObservedGroup;
 
 /**
- * Lists every resource of a kind by startIndex (RFC 7644 §3.4.2.4). The first page tells the total
- * and the page size the platform really uses — never assumed to be the requested count; the other
- * pages are then fetched concurrently. A page shorter than expected (the set changed meanwhile)
- * is followed by a request for the gap, so nothing is skipped; duplicates are dropped by id.
- * Each resource is kept compact (what a sync compares), as a listing may hold 100,000.
+ * Lists every resource of a kind by startIndex (RFC 7644 §3.4.2.4), page by page into
+ * `onResources`, never holding the listing. The first page tells the total and the page size the
+ * platform really uses — never assumed to be the requested count; the other pages are then fetched
+ * concurrently. A page shorter than expected (the set changed meanwhile) is followed by a request
+ * for the gap, so nothing is skipped (a resource may then come twice: the receiver keys by id).
+ * Returns the number of pages read.
  */
-export async function listAll<K extends IdentityKind>(
+export async function listPages<K extends IdentityKind>(
   client: PlatformClient,
   kind: K,
-  options: ListOptions,
-): Promise<Observed<K>[]> {
-  const found = new Map<string, Observed<K>>();
-  const keep = (r: Observed<K>) => found.set(r.id, r);
+  options: ListOptions<K>,
+): Promise<number> {
   const first = await client.listPage(kind, 1, options.pageSize, options.trace);
-  first.resources.forEach(keep);
+  await options.onResources(first.resources as Observed<K>[]);
   const total = first.totalResults;
   const step = first.resources.length;
   if (step === 0) {
@@ -41,29 +45,35 @@ export async function listAll<K extends IdentityKind>(
         'target_bad_response',
         `The platform reports ${total} ${kind}s but returned none`,
       );
-    return [];
+    return 1;
   }
   const starts: number[] = [];
   for (let start = 1 + step; start <= total; start += step) starts.push(start);
   let done = 1;
   const expected = 1 + starts.length;
   options.onPage?.(done, expected);
+  let failed: unknown;
   const worker = async () => {
-    for (let start = starts.shift(); start !== undefined; start = starts.shift()) {
+    for (let start = starts.shift(); start !== undefined && failed === undefined; start = starts.shift()) {
       const page = await client.listPage(kind, start, options.pageSize, options.trace);
-      page.resources.forEach(keep);
       const next = start + page.resources.length;
       if (
         page.resources.length > 0 &&
         page.resources.length < step &&
         next <= Math.min(total, start + step - 1)
-      ) {
+      )
         starts.push(next);
-      }
-      options.onPage?.(++done, expected);
-      if (done % 200 === 0) collectGarbage();
+      await options.onResources(page.resources as Observed<K>[]);
+      done++;
+      options.onPage?.(done, expected);
     }
   };
-  await Promise.all(Array.from({ length: Math.max(1, options.concurrency) }, worker));
-  return [...found.values()];
+  const workers = Array.from({ length: Math.max(1, options.concurrency) }, () =>
+    worker().catch((error: unknown) => {
+      failed ??= error;
+    }),
+  );
+  await Promise.all(workers);
+  if (failed !== undefined) throw failed;
+  return done;
 }

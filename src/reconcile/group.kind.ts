@@ -65,7 +65,8 @@ async function resolveMembers(
   const members: Members = { targetIds: [], waiting: [] };
   for (const [userId, user] of targets) {
     if (user.desired && user.targetId) members.targetIds.push(user.targetId);
-    else if (user.desired) members.waiting.push(userId);
+    // A parked member is not provisioned until an admin resolves its conflict: nothing to wait for.
+    else if (user.desired && !user.parked) members.waiting.push(userId);
   }
   if (members.waiting.length > 0 && !run.syncId) {
     decision(run, 'provision-members-first', { count: members.waiting.length });

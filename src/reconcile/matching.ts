@@ -2,6 +2,7 @@ import { BridgeError } from '../domain/errors.js';
 import type { IdentityKind } from '../domain/identity.js';
 import type { IdentityState } from '../store/reconcile-state.store.js';
 import type { Lookup, Observed } from './identity-kind.js';
+import { Parked } from './parked.js';
 import { decision, type ReconcileDeps, type ReconcileRun } from './reconcile-context.js';
 
 export interface Sighting<K extends IdentityKind> {
@@ -51,15 +52,57 @@ export async function lookUp<K extends IdentityKind>(
   lookups: readonly Lookup[],
   run: ReconcileRun,
 ): Promise<Observed<K> | undefined> {
-  for (const { attribute, value } of lookups) {
-    const found = (await deps.target.findBy(kind, attribute, value, run.trace)) as Observed<K>[];
-    const match = found.find((r) => matches(r, attribute, value));
+  for (const lookup of lookups) {
+    const match = await findMatch(deps, kind, lookup, run);
     if (match) {
-      decision(run, 'matched', { by: attribute, targetId: match.id });
+      decision(run, 'matched', { by: lookup.attribute, targetId: match.id });
       return match;
     }
   }
   return undefined;
+}
+
+async function findMatch<K extends IdentityKind>(
+  deps: ReconcileDeps,
+  kind: K,
+  { attribute, value }: Lookup,
+  run: ReconcileRun,
+): Promise<Observed<K> | undefined> {
+  const found = (await deps.target.findBy(kind, attribute, value, run.trace)) as Observed<K>[];
+  return found.find((r) => matches(r, attribute, value));
+}
+
+/**
+ * The identity's platform account, found by its look-ups and adopted (SPEC §6 matching): the first
+ * match, externalId before userName / displayName. Every look-up runs, so that two different
+ * unmanaged accounts fitting one identity (one by externalId, another by name) are seen: the bridge
+ * then takes neither, parks the identity and records an `ambiguous` conflict naming both.
+ */
+export async function matchOnTarget<K extends IdentityKind>(
+  deps: ReconcileDeps,
+  kind: K,
+  id: string,
+  lookups: readonly Lookup[],
+  run: ReconcileRun,
+): Promise<Observed<K> | undefined> {
+  const found: { resource: Observed<K>; by: string }[] = [];
+  for (const lookup of lookups) {
+    const resource = await findMatch(deps, kind, lookup, run);
+    if (resource && !found.some((f) => f.resource.id === resource.id))
+      found.push({ resource, by: lookup.attribute });
+  }
+  const [first] = found;
+  if (!first) return undefined;
+  if (found.length > 1) {
+    const holders = await Promise.all(found.map((f) => deps.state.sourceIdForTarget(kind, f.resource.id)));
+    if (holders.every((holder) => holder === undefined)) {
+      const candidates = found.map((f) => ({ targetId: f.resource.id, by: f.by, name: nameOf(f.resource) }));
+      await park(deps, kind, id, { kind: 'ambiguous', account: { by: first.by, candidates } }, run);
+    }
+  }
+  decision(run, 'matched', { by: first.by, targetId: first.resource.id });
+  await adoptOrRefuse(deps, kind, id, first.resource.id, run, first.by);
+  return first.resource;
 }
 
 /** userName and displayName compare case-insensitively (RFC 7643 §4.1.1, §4.2); externalId exactly. */
@@ -69,10 +112,16 @@ function matches(resource: Observed<IdentityKind>, attribute: string, value: str
   return attribute === 'externalId' ? actual === value : actual.toLowerCase() === value.toLowerCase();
 }
 
+function nameOf(resource: Observed<IdentityKind>): string {
+  return 'userName' in resource ? resource.userName : resource.displayName;
+}
+
 /**
  * Records that the bridge manages this target resource. A resource already managed for another
- * identity is not taken over (two identities would then fight over it): that is a conflict, retried
- * because the other identity may be about to move away (a rename in progress).
+ * identity is not taken over (two identities would then fight over it). When that identity belongs
+ * to another input, this one is parked with an `account` conflict for an admin (no retry: waiting
+ * changes nothing); of the same input, it is a conflict retried, as the other identity may be about
+ * to move away (a rename in progress). `by`: what matched, for the conflict.
  */
 export async function adoptOrRefuse(
   deps: ReconcileDeps,
@@ -80,21 +129,50 @@ export async function adoptOrRefuse(
   id: string,
   targetId: string,
   run: ReconcileRun,
+  by = 'listing',
 ): Promise<void> {
-  const owner = await deps.state.sourceIdForTarget(kind, targetId);
-  if (owner !== undefined && owner !== id) {
+  const holder = await deps.state.sourceIdForTarget(kind, targetId);
+  if (holder !== undefined && holder !== id) {
+    const [mine, theirs] = await Promise.all([
+      deps.state.ownerOf(kind, id),
+      deps.state.ownerOf(kind, holder),
+    ]);
+    if (mine !== undefined && theirs !== undefined && mine !== theirs)
+      await park(deps, kind, id, { kind: 'account', holder, account: { targetId, by } }, run);
     throw new BridgeError(
       'target_conflict',
-      `The matching target ${kind} ${targetId} is managed for "${owner}"`,
+      `The matching target ${kind} ${targetId} is managed for "${holder}"`,
       {
         retryable: true,
         status: 409,
-        detail: `already managed for ${kind} "${owner}"`,
+        detail: `already managed for ${kind} "${holder}"`,
       },
     );
   }
   decision(run, 'adopt', { targetId });
   await deps.state.setTarget(kind, id, targetId);
+}
+
+/**
+ * Parks the identity with a conflict and ends the run (Parked). One no longer desired is not parked
+ * (nothing to resolve for it): the caller goes on as before.
+ */
+async function park(
+  deps: ReconcileDeps,
+  kind: IdentityKind,
+  id: string,
+  conflict: Parameters<ReconcileDeps['state']['park']>[2],
+  run: ReconcileRun,
+): Promise<void> {
+  const conflictId = await deps.state.park(kind, id, conflict);
+  if (conflictId === undefined) return;
+  decision(run, 'parked', {
+    conflict: conflictId,
+    reason: conflict.kind,
+    ...(conflict.account.targetId ? { targetId: conflict.account.targetId } : {}),
+    ...(conflict.holder ? { holder: conflict.holder } : {}),
+  });
+  throw new Parked(conflictId);
 }
 
 /**
@@ -115,7 +193,7 @@ export async function claimLostCreate<D>(
   if (!targetId && !sighting.absent) {
     const found = await lookUp(deps, kind, [{ attribute: 'externalId', value: state.pendingCreate }], run);
     if (found) {
-      await adoptOrRefuse(deps, kind, id, found.id, run);
+      await adoptOrRefuse(deps, kind, id, found.id, run, 'externalId');
       targetId = found.id;
     }
   }

@@ -41,7 +41,9 @@ export interface ReconcileRun {
   syncId?: string;
 }
 
-export type ReconcileAction = 'created' | 'adopted' | 'updated' | 'deprovisioned' | 'deleted' | 'unchanged';
+/** `parked`: not reconciled while a conflict between inputs waits for an admin (SPEC §6, Ownership). */
+export type ReconcileAction =
+  'created' | 'adopted' | 'updated' | 'deprovisioned' | 'deleted' | 'unchanged' | 'parked';
 
 export interface ReconcileResult {
   action: ReconcileAction;

@@ -2,7 +2,8 @@ import { BridgeError, isBridgeError } from '../domain/errors.js';
 import { targetExternalId, type IdentityKind } from '../domain/identity.js';
 import type { IdentityState } from '../store/reconcile-state.store.js';
 import type { Desired, IdentityKindRules, Intent, Observed } from './identity-kind.js';
-import { adoptOrRefuse, claimLostCreate, lookUp, observe } from './matching.js';
+import { claimLostCreate, matchOnTarget, observe } from './matching.js';
+import { Parked } from './parked.js';
 import {
   decision,
   retryWhenTargetGone,
@@ -17,6 +18,8 @@ import { writeChange } from './target-writes.js';
  * (level-triggered): observe → look up → adopt, or create → update; or, when the identity is no
  * longer desired, deprovision it. The kind's rules supply only what differs between users and
  * groups. A write that meets a 404 (deleted meanwhile) forgets the target id and starts over.
+ * A parked identity (a conflict between inputs waits for an admin) is never reconciled, and one
+ * found to be in conflict while matching is parked: the run ends `parked`, with nothing written.
  */
 export async function reconcileIdentity<K extends IdentityKind>(
   deps: ReconcileDeps,
@@ -24,11 +27,20 @@ export async function reconcileIdentity<K extends IdentityKind>(
   id: string,
   run: ReconcileRun,
 ): Promise<ReconcileResult> {
-  return retryWhenTargetGone(deps, { kind: rules.kind, id }, run, async () => {
-    const state = await rules.readState(deps, id);
-    if (!state.desired) return deprovision(deps, rules, id, state, run);
-    return applyDesired(deps, rules, state.desired, state, run);
-  });
+  try {
+    return await retryWhenTargetGone(deps, { kind: rules.kind, id }, run, async () => {
+      const state = await rules.readState(deps, id);
+      if (!state.desired) return deprovision(deps, rules, id, state, run);
+      if (state.parked) {
+        decision(run, 'parked', { conflict: state.parked });
+        return { action: 'parked' };
+      }
+      return applyDesired(deps, rules, state.desired, state, run);
+    });
+  } catch (error) {
+    if (error instanceof Parked) return { action: 'parked' };
+    throw error;
+  }
 }
 
 async function applyDesired<K extends IdentityKind>(
@@ -64,10 +76,8 @@ async function findOnTarget<K extends IdentityKind>(
 ): Promise<{ observed?: Observed<K>; adopted: boolean }> {
   const sighting = await observe(deps, rules.kind, desired.id, state, run);
   if (sighting.resource || sighting.absent) return { observed: sighting.resource, adopted: sighting.adopted };
-  const found = await lookUp(deps, rules.kind, rules.lookups(desired), run);
-  if (!found) return { adopted: false };
-  await adoptOrRefuse(deps, rules.kind, desired.id, found.id, run);
-  return { observed: found, adopted: true };
+  const found = await matchOnTarget(deps, rules.kind, desired.id, rules.lookups(desired), run);
+  return found ? { observed: found, adopted: true } : { adopted: false };
 }
 
 /**
@@ -107,12 +117,11 @@ async function adoptConflicting<K extends IdentityKind>(
   detail: string | undefined,
   run: ReconcileRun,
 ): Promise<ReconcileResult> {
-  const found = await lookUp(deps, rules.kind, rules.lookups(desired), run);
+  const found = await matchOnTarget(deps, rules.kind, desired.id, rules.lookups(desired), run);
   if (!found) {
     const message = `The platform reports a conflict but no matching ${rules.kind} was found`;
     throw new BridgeError('target_conflict', message, { retryable: true, detail, status: 409 });
   }
-  await adoptOrRefuse(deps, rules.kind, desired.id, found.id, run);
   await intent.onTargetKnown?.();
   return update(deps, rules.kind, found, intent, true, run);
 }

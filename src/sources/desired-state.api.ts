@@ -4,6 +4,7 @@ import type {
   ChangeOptions,
   DesiredChange,
   GroupInput,
+  Owner,
   WriteStatus,
 } from '../domain/desired-change.js';
 import type { DesiredUser, IdentityKey } from '../domain/identity.js';
@@ -23,13 +24,27 @@ export interface DesiredStateWriter {
  * script marks every identity it changed dirty: the workers' feeder turns those marks into
  * reconcile jobs within a few tens of milliseconds (queue/dirty-feeder.ts), so an input never
  * waits on the queue and a crash after the write loses nothing.
+ *
+ * Every write is made as one input, its owner (SPEC §6, Ownership): the batch's `owner`, else the
+ * API's own (`as(owner)`), else the store's default (the configured directory). The store applies
+ * nothing to an identity another input owns (`owned-elsewhere`) and parks an identity whose name
+ * another input's identity holds (`parked`); both record a conflict for an admin.
  */
 export class DesiredStateApi {
-  constructor(private readonly writer: DesiredStateWriter) {}
+  constructor(
+    private readonly writer: DesiredStateWriter,
+    readonly owner?: Owner,
+  ) {}
+
+  /** The same API, writing as another input. */
+  as(owner: Owner): DesiredStateApi {
+    return new DesiredStateApi(this.writer, owner);
+  }
 
   /** Applies a batch all or nothing (SPEC §5.2). */
   apply(changes: readonly DesiredChange[], options?: BatchOptions): Promise<BatchResult> {
-    return this.writer.apply(changes, options);
+    const owner = options?.owner ?? this.owner;
+    return this.writer.apply(changes, owner === undefined ? options : { ...options, owner });
   }
 
   upsertUser(user: DesiredUser, options: ChangeOptions & { extra?: unknown } = {}): Promise<WriteResult> {

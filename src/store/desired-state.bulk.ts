@@ -1,74 +1,180 @@
-import { parseStoredGroup, parseStoredUser } from '../domain/canonical.js';
-import type { DesiredGroup, DesiredUser, IdentityKind } from '../domain/identity.js';
-import type { Keys } from './keys.js';
-import { collectGarbage } from '../ops/memory.js';
+import type { IdentityKind } from '../domain/identity.js';
+import type { Known } from '../domain/sync-plan.js';
+import { familyArgs, type Keys } from './keys.js';
 import { LuaScript } from './lua-script.js';
-import { BULK_READ, bulkReadKeys } from './lua/desired-state-bulk.lua.js';
+import { MEMBER_TARGETS, NOT_IN_SOURCE, READ_CHUNK, readChunkKeys } from './lua/desired-state-bulk.lua.js';
 import type { RedisClient } from './redis-connection.js';
 import { storeCall } from './redis-errors.js';
 
-export interface StoredIdentity<D> {
-  /** The stored canonical JSON (absent: not desired), to tell a changed identity from an unchanged one. */
+const scripts = {
+  read: new LuaScript(READ_CHUNK),
+  members: new LuaScript(MEMBER_TARGETS),
+  notInSource: new LuaScript(NOT_IN_SOURCE),
+};
+
+/** Ids read per call when walking a set or the desired identities. */
+export const WALK_BATCH = 1000;
+
+/** One identity of a chunk, as a full sync's plan reads it. */
+export interface ChunkIdentity {
+  id: string;
+  /** The canonical JSON of its desired state; absent when not desired. */
   json?: string;
-  /** The desired state, parsed, when asked for. */
-  desired?: D;
-  /** Member user ids (groups). */
+  /** Member ids (groups). */
   members?: string[];
-  targetId?: string;
-  managed: boolean;
-  /** The externalId of a create whose answer was lost (see reconcile-state.store.ts). */
-  pendingCreate?: string;
+  /** The sync's source changes it: its desired state is the staged one (src:K:docs). */
+  staged: boolean;
+  /** A desired state is stored for it (before this sync writes). */
+  stored: boolean;
+  known: Known;
 }
-
-type Desired<K extends IdentityKind> = K extends 'user' ? DesiredUser : DesiredGroup;
-
-const BATCH = 1000;
-const bulkReadScript = new LuaScript(BULK_READ);
 
 /**
- * Reads every identity of a kind that is desired, managed or has a create of unknown outcome, with
- * its target id, in pipelined batches: what a full reconciliation compares with the target. With
- * `parse: false` the desired state stays JSON (a sync reading a snapshot only compares strings,
- * and 100,000 parsed identities would cost tens of megabytes).
+ * Reads a chunk of identities for the plan: the desired state staged by the sync (`stagedDocs`,
+ * its src:K:docs) or else the stored one, and what the bridge knows of each on the target.
  */
-export async function loadAllIdentities<K extends IdentityKind>(
+export async function readChunk(
   redis: RedisClient,
   keys: Keys,
-  kind: K,
-  options: { parse: boolean },
-): Promise<Map<string, StoredIdentity<Desired<K>>>> {
-  const [desiredIds, managedIds, creatingIds] = await storeCall(() =>
-    Promise.all([
-      redis.zrange(keys.all(kind), 0, -1),
-      redis.smembers(keys.managed(kind)),
-      redis.smembers(keys.creating(kind)),
-    ]),
-  );
-  const ids = [...new Set([...desiredIds, ...managedIds, ...creatingIds])];
-  const result = new Map<string, StoredIdentity<Desired<K>>>();
-  const per = kind === 'group' ? 5 : 4;
-  for (let i = 0; i < ids.length; i += BATCH) {
-    const batch = ids.slice(i, i + BATCH);
-    const reply = (await storeCall(() =>
-      bulkReadScript.run(redis, bulkReadKeys(keys, kind, batch), [kind === 'group' ? 3 : 2]),
-    )) as string[];
-    if ((i / BATCH) % 25 === 24) collectGarbage();
-    batch.forEach((id, n) => {
-      const [json, t, m, pc, joined] = reply.slice(n * per, n * per + per);
-      const members = kind === 'group' ? (joined ? joined.split('\n').sort() : []) : undefined;
-      result.set(id, {
-        ...(json ? { json } : {}),
-        ...(json && options.parse ? { desired: parse(kind, id, json, members) as Desired<K> } : {}),
-        ...(members ? { members } : {}),
-        ...(t ? { targetId: t } : {}),
-        managed: m === '1',
-        ...(pc ? { pendingCreate: pc } : {}),
-      });
-    });
-  }
-  return result;
+  kind: IdentityKind,
+  stagedDocs: string,
+  ids: readonly string[],
+): Promise<ChunkIdentity[]> {
+  if (ids.length === 0) return [];
+  const per = kind === 'group' ? 3 : 2;
+  const reply = (await storeCall(() =>
+    scripts.read.run(redis, readChunkKeys(keys, kind, stagedDocs, ids), [per, ...ids]),
+  )) as string[];
+  return ids.map((id, n) => {
+    const [doc = '', t, m, pc, joined = '', stored] = reply.slice(n * 6, n * 6 + 6);
+    const known: Known = {
+      managed: m === '1',
+      ...(t ? { targetId: t } : {}),
+      ...(pc ? { pendingCreate: pc } : {}),
+    };
+    if (doc === '') return { id, known, staged: false, stored: false };
+    const flag = doc.charAt(0);
+    let json = doc.slice(1);
+    let members = kind === 'group' ? split(joined) : undefined;
+    if (flag !== 's' && kind === 'group') {
+      const cut = json.indexOf('\n');
+      members = cut === -1 ? [] : split(json.slice(cut + 1));
+      json = cut === -1 ? json : json.slice(0, cut);
+    }
+    return { id, json, ...(members ? { members } : {}), staged: flag === 't', stored: stored === '1', known };
+  });
 }
 
-function parse(kind: IdentityKind, id: string, json: string, members: string[] | undefined) {
-  return kind === 'user' ? parseStoredUser(id, json) : parseStoredGroup(id, json, members ?? []);
+/** Where a sync's source ids are: its staging (src:u:ids, a hash) or, without a source, P:u:all. */
+export interface SourceIds {
+  key: string;
+  mode: 'h' | 'z';
+}
+
+/**
+ * The target ids of group members as the plan compares them (MEMBER_TARGETS): undefined when the
+ * member is not a user of the source, '' when it has none yet, else its target id.
+ */
+export async function memberTargets(
+  redis: RedisClient,
+  keys: Keys,
+  users: SourceIds,
+  matched: string,
+  members: readonly string[],
+): Promise<(string | undefined)[]> {
+  if (members.length === 0) return [];
+  const args = [users.mode, ...familyArgs(keys.identityFamily('user')), ...members];
+  const reply = (await storeCall(() => scripts.members.run(redis, [users.key, matched], args))) as string[];
+  return reply.map((value) => (value === '-' ? undefined : value));
+}
+
+/** A stored identity its sync's source no longer lists. */
+export interface NotInSource {
+  id: string;
+  desired: boolean;
+  known: Known;
+}
+
+export type WalkPhase = 'all' | 'managed' | 'creating';
+
+/** Of a walk's batch, the identities neither in the source nor seen by an earlier phase. */
+export async function notInSource(
+  redis: RedisClient,
+  keys: Keys,
+  kind: IdentityKind,
+  source: SourceIds,
+  walk: { phase: WalkPhase; ids: readonly string[]; removals: string },
+): Promise<NotInSource[]> {
+  const { phase, ids } = walk;
+  if (ids.length === 0) return [];
+  const keyList = [
+    source.key,
+    keys.all(kind),
+    keys.managed(kind),
+    walk.removals,
+    ...ids.flatMap((id) => [keys.identity(kind, id), keys.doc(kind, id)]),
+  ];
+  const reply = (await storeCall(() =>
+    scripts.notInSource.run(redis, keyList, [source.mode, phase, `${kind}:`, ...ids]),
+  )) as string[];
+  const out: NotInSource[] = [];
+  for (let i = 0; i < reply.length; i += 5) {
+    const [id = '', desired, t, m, pc] = reply.slice(i, i + 5);
+    const known: Known = {
+      managed: m === '1',
+      ...(t ? { targetId: t } : {}),
+      ...(pc ? { pendingCreate: pc } : {}),
+    };
+    out.push({ id, desired: desired === '1', known });
+  }
+  return out;
+}
+
+/**
+ * The stored identities a full sync's source replaces, in batches: every desired identity (in the
+ * order first seen), then the managed and the half-created ones that are no longer desired. This
+ * is the one place that says which stored identities belong to a sync's source.
+ */
+export async function* sourceIdentities(
+  redis: RedisClient,
+  keys: Keys,
+  kind: IdentityKind,
+  phases: ReadonlySet<WalkPhase> = new Set(['all', 'managed', 'creating']),
+): AsyncGenerator<{ phase: WalkPhase; ids: string[] }> {
+  if (phases.has('all')) for await (const ids of desiredIds(redis, keys, kind)) yield { phase: 'all', ids };
+  for (const [phase, key] of [
+    ['managed', keys.managed(kind)],
+    ['creating', keys.creating(kind)],
+  ] as const) {
+    if (!phases.has(phase)) continue;
+    let cursor = '0';
+    do {
+      const [next, ids] = await storeCall(() => redis.sscan(key, cursor, 'COUNT', WALK_BATCH));
+      cursor = next;
+      if (ids.length > 0) yield { phase, ids };
+    } while (cursor !== '0');
+  }
+}
+
+/** The desired identities of a kind in the order first seen (P:K:all scores), a batch at a time. */
+export async function* desiredIds(
+  redis: RedisClient,
+  keys: Keys,
+  kind: IdentityKind,
+): AsyncGenerator<string[]> {
+  let after = '-inf';
+  for (;;) {
+    const page = await storeCall(() =>
+      redis.zrangebyscore(keys.all(kind), after, '+inf', 'WITHSCORES', 'LIMIT', 0, WALK_BATCH),
+    );
+    if (page.length === 0) return;
+    const ids = page.filter((_, i) => i % 2 === 0);
+    after = `(${page[page.length - 1] ?? '+inf'}`;
+    yield ids;
+    if (ids.length < WALK_BATCH) return;
+  }
+}
+
+function split(joined: string): string[] {
+  return joined === '' ? [] : joined.split('\n').sort();
 }

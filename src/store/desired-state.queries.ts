@@ -1,5 +1,6 @@
 import { BridgeError } from '../domain/errors.js';
 import { parseStoredGroup, parseStoredUser } from '../domain/canonical.js';
+import type { Owner } from '../domain/desired-change.js';
 import type { DesiredGroup, DesiredUser, IdentityKind } from '../domain/identity.js';
 import type { Keys } from './keys.js';
 import type { RedisClient } from './redis-connection.js';
@@ -10,6 +11,12 @@ import { isRedisUnavailable, storeCall } from './redis-errors.js';
  * through the indexes the store keeps, and pages in stable creation order. It reads the key layout
  * documented in keys.ts and never writes. Every call takes one round trip and turns a Redis outage
  * into `store_unavailable`.
+ *
+ * Scoped to an owner (`owner`), it sees only that input's identities (SPEC §6, Ownership): pages
+ * and positions come from P:K:own:<owner>, identities of other inputs read as absent, index
+ * look-ups also find the input's parked identities (P:K:pname / P:K:pext), and a user's groups are
+ * the input's groups. An identity stored before owners existed (until the start-up migration gives
+ * it one) is found by id in every scope, and in no scope's lists.
  */
 
 interface StoredIdentity {
@@ -50,14 +57,20 @@ export class DesiredStateQueries {
   constructor(
     private readonly redis: RedisClient,
     readonly keys: Keys,
+    readonly scope: { owner?: Owner } = {},
   ) {}
+
+  /** The creation-ordered set of the identities in scope. */
+  private allKey(kind: IdentityKind): string {
+    return this.scope.owner ? this.keys.owned(kind, this.scope.owner) : this.keys.all(kind);
+  }
 
   /** Users by id, in the order asked; undefined where no such user is desired. */
   async users(
     ids: readonly string[],
     options: { groups?: boolean } = {},
   ): Promise<(StoredUser | undefined)[]> {
-    const rows = await this.identities('user', ids, options.groups === true);
+    const rows = await this.groupsInScope(await this.identities('user', ids, options.groups === true));
     return rows.map((row) => {
       if (!row) return undefined;
       const user = parseStoredUser(row.identity.id, row.desired);
@@ -92,7 +105,7 @@ export class DesiredStateQueries {
       for (const id of ids) {
         queue.get(this.keys.doc(kind, id));
         queue.get(this.keys.extra(kind, id));
-        queue.hmget(this.keys.identity(kind, id), 'cr', 'ts', 'v');
+        queue.hmget(this.keys.identity(kind, id), 'cr', 'ts', 'v', 'o');
         if (withRelated && kind === 'group') queue.smembers(this.keys.members(id));
         if (withRelated && kind === 'user')
           queue.zrangebylex(this.keys.memberOf(), `[${id}\n`, `(${id}\u000b`);
@@ -105,12 +118,26 @@ export class DesiredStateQueries {
         (string | null)[],
         string[] | undefined,
       ];
-      if (typeof desired !== 'string') return undefined;
+      if (typeof desired !== 'string' || !this.inScope(fields[3])) return undefined;
       const identity = parseIdentity(id, extra, fields);
       const relatedIds =
         related && kind === 'user' ? related.map((entry) => entry.slice(id.length + 1)) : related;
       return { identity, desired, ...(withRelated ? { related: sorted(relatedIds) } : {}) };
     });
+  }
+
+  private inScope(owner: string | null | undefined): boolean {
+    return !this.scope.owner || !owner || owner === this.scope.owner;
+  }
+
+  /** A user's groups, in scope: those of the scope's owner. */
+  private async groupsInScope<R extends { related?: string[] }>(rows: (R | undefined)[]) {
+    const related = [...new Set(rows.flatMap((row) => row?.related ?? []))];
+    if (!this.scope.owner || related.length === 0) return rows;
+    const kept = await this.positions('group', related);
+    return rows.map((row) =>
+      row?.related ? { ...row, related: row.related.filter((id) => kept.has(id)) } : row,
+    );
   }
 
   /**
@@ -120,9 +147,9 @@ export class DesiredStateQueries {
   async userIds(index: UserIndex, value: string): Promise<string[]> {
     switch (index) {
       case 'userName':
-        return this.hashLookup(this.keys.nameIndex('user'), value.toLowerCase());
+        return this.indexLookup('user', 'name', value.toLowerCase());
       case 'externalId':
-        return this.hashLookup(this.keys.externalIdIndex('user'), value);
+        return this.indexLookup('user', 'ext', value);
       case 'email':
         return this.emailLookup(value.toLowerCase());
       case 'group':
@@ -134,9 +161,9 @@ export class DesiredStateQueries {
   async groupIds(index: GroupIndex, value: string): Promise<string[]> {
     switch (index) {
       case 'displayName':
-        return this.hashLookup(this.keys.nameIndex('group'), value.toLowerCase());
+        return this.indexLookup('group', 'name', value.toLowerCase());
       case 'externalId':
-        return this.hashLookup(this.keys.externalIdIndex('group'), value);
+        return this.indexLookup('group', 'ext', value);
       case 'member': {
         const entries = await storeCall(() =>
           this.redis.zrangebylex(this.keys.memberOf(), `[${value}\n`, `(${value}\u000b`),
@@ -150,8 +177,8 @@ export class DesiredStateQueries {
   async page(kind: IdentityKind, offset: number, count: number): Promise<Page> {
     const replies = await this.read(
       (queue) => {
-        queue.zcard(this.keys.all(kind));
-        if (count > 0) queue.zrange(this.keys.all(kind), offset, offset + count - 1);
+        queue.zcard(this.allKey(kind));
+        if (count > 0) queue.zrange(this.allKey(kind), offset, offset + count - 1);
       },
       count > 0 ? 2 : 1,
     );
@@ -162,12 +189,24 @@ export class DesiredStateQueries {
   async positions(kind: IdentityKind, ids: readonly string[]): Promise<Map<string, number>> {
     const out = new Map<string, number>();
     if (ids.length === 0) return out;
-    const scores = await storeCall(() => this.redis.zmscore(this.keys.all(kind), ...ids));
+    const scores = await storeCall(() => this.redis.zmscore(this.allKey(kind), ...ids));
     ids.forEach((id, index) => {
       const score = scores[index];
       if (score !== null && score !== undefined) out.set(id, Number(score));
     });
     return out;
+  }
+
+  /** The holder of a name / externalId and, in a scope, the scope's parked identity with it. */
+  private async indexLookup(kind: IdentityKind, index: 'name' | 'ext', value: string): Promise<string[]> {
+    const main = index === 'name' ? this.keys.nameIndex(kind) : this.keys.externalIdIndex(kind);
+    const owner = this.scope.owner;
+    if (!owner) return this.hashLookup(main, value);
+    const parked = index === 'name' ? this.keys.parkedNameIndex(kind) : this.keys.parkedExternalIdIndex(kind);
+    const [holder, own] = await storeCall(() =>
+      Promise.all([this.redis.hget(main, value), this.redis.hget(parked, `${owner}\n${value}`)]),
+    );
+    return [...new Set([holder, own].filter((id): id is string => id !== null))];
   }
 
   private async hashLookup(key: string, field: string): Promise<string[]> {

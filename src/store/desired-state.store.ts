@@ -11,12 +11,15 @@ import { BridgeError } from '../domain/errors.js';
 import { boundedEventTime } from '../domain/event-time.js';
 import { identityIdProblem } from '../domain/platform-rules.js';
 import { findMalformedText, formatJsonPath, MALFORMED_TEXT_REASON } from '../domain/well-formed-text.js';
-import type {
-  BatchOptions,
-  BatchResult,
-  DesiredChange,
-  Signal,
-  WriteStatus,
+import {
+  directoryOwner,
+  isOwner,
+  type BatchOptions,
+  type BatchResult,
+  type DesiredChange,
+  type Owner,
+  type Signal,
+  type WriteStatus,
 } from '../domain/desired-change.js';
 import type { DesiredGroup, DesiredUser, IdentityKey } from '../domain/identity.js';
 import { parseKey } from '../domain/identity.js';
@@ -32,15 +35,21 @@ const applyBatchScript = new LuaScript(APPLY_BATCH);
 
 /**
  * The desired state in Redis: users, groups and memberships keyed by their source id, with the
- * indexes the SCIM server and matching need. Every write goes through one Lua script that applies a
- * batch atomically and marks what it changed dirty, so a reconcile job is owed even if the process
- * dies before enqueueing. Sources use the DesiredStateApi, which also enqueues.
+ * indexes the SCIM server and matching need, and the input that owns each. Every write goes through
+ * one Lua script that applies a batch atomically as one input (its owner: SPEC §6, Ownership) and
+ * marks what it changed dirty, so a reconcile job is owed even if the process dies before
+ * enqueueing. Sources use the DesiredStateApi.
  */
 export class DesiredStateStore {
+  /**
+   * `defaultOwner`: the owner of a batch that names none — the configured directory
+   * (`directory:<DIRECTORY_NAME>`), which is also what identities stored without an owner become.
+   */
   constructor(
     private readonly redis: RedisClient,
     readonly keys: Keys,
     readonly clock: RedisClock,
+    readonly defaultOwner: Owner = directoryOwner('directory'),
   ) {}
 
   async apply(changes: readonly DesiredChange[], options: BatchOptions = {}): Promise<BatchResult> {
@@ -48,12 +57,15 @@ export class DesiredStateStore {
     const now = this.clock.now();
     const ops = changes.map((change) => this.toOp(change, now));
     const events = options.events;
+    const owner = options.owner ?? this.defaultOwner;
     const batch = {
+      owner,
       ops,
       ...(events ? { events: { ids: events.ids, ttl: events.ttlSeconds } } : {}),
     };
     const { keys, families } = applyBatchKeys(this.keys, {
       forSync: options.forSync === true,
+      owner,
       targets: changes.map(changeTarget),
       eventKeys: events ? events.ids.map((id) => this.keys.seenEvent(events.source, id)) : [],
     });
@@ -188,6 +200,9 @@ function checkBatch(changes: readonly DesiredChange[], options: BatchOptions): v
       throw invalidChange(index, 'eventTime: not a time');
     }
   });
+  if (options.owner !== undefined && !isOwner(options.owner)) {
+    throw new BridgeError('invalid_input', `${JSON.stringify(options.owner)} is not an owner`);
+  }
   const malformed = findMalformedText(options.events?.ids ?? []);
   if (malformed) throw new BridgeError('invalid_input', `An event id is ${MALFORMED_TEXT_REASON}`);
 }

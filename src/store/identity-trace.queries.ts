@@ -1,6 +1,7 @@
 import { parseStoredGroup, parseStoredUser } from '../domain/canonical.js';
 import type { DesiredGroup, DesiredUser, IdentityKind } from '../domain/identity.js';
 import { formatKey } from '../domain/identity.js';
+import { ConflictStore, type Conflict } from './conflicts.store.js';
 import type { Keys } from './keys.js';
 import type { RedisClient } from './redis-connection.js';
 import { storeCall } from './redis-errors.js';
@@ -12,7 +13,12 @@ import type { HistoryEntry, StoredError } from './reconcile-state.store.js';
  * dirty marks, and its history. It reads the key layout documented in keys.ts and never writes.
  */
 
-export type MatchedBy = 'id' | 'userName' | 'displayName';
+/**
+ * How a key found the identity: its id (the bridge's id for SCIM push, the source's id otherwise),
+ * its userName / displayName, the externalId its input sent (the IdP's id: the Entra object id,
+ * the Okta user id), or its platform account's id.
+ */
+export type MatchedBy = 'id' | 'userName' | 'displayName' | 'externalId' | 'targetId';
 
 export interface IdentityTrace {
   kind: IdentityKind;
@@ -22,6 +28,10 @@ export interface IdentityTrace {
   desired?: DesiredUser | DesiredGroup;
   targetId?: string;
   managed: boolean;
+  /** The input that owns it (scim, events, okta, directory:<name>); absent if stored before owners. */
+  owner?: string;
+  /** Set while parked: the conflict an admin resolves (GET /admin/conflicts). */
+  parked?: Conflict;
   createdAt?: number;
   changedAt?: number;
   lastAppliedAt?: number;
@@ -40,28 +50,38 @@ export interface IdentityTrace {
   history: HistoryEntry[];
 }
 
-const FIELDS = ['t', 'm', 'cr', 'ts', 'la', 'lt', 'lr', 'le'] as const;
+const FIELDS = ['t', 'm', 'cr', 'ts', 'la', 'lt', 'lr', 'le', 'o', 'pk'] as const;
 
 export class IdentityTraceQueries {
+  private readonly conflicts: ConflictStore;
+
   constructor(
     private readonly redis: RedisClient,
     readonly keys: Keys,
-  ) {}
+  ) {
+    this.conflicts = new ConflictStore(redis, keys);
+  }
 
   /**
-   * Finds an identity by its source id first, then by userName (users) or displayName (groups),
-   * case-insensitively. An identity the store has dropped is still found while its history lasts.
+   * Finds an identity the way an admin knows it: by its id (the bridge's or the source's), then by
+   * userName (users) or displayName (groups) case-insensitively, then by the externalId its input
+   * sent, then by its platform account's id. An identity the store has dropped is still found by
+   * its id while its history lasts.
    */
   async resolve(kind: IdentityKind, key: string): Promise<{ id: string; matchedBy: MatchedBy } | undefined> {
-    const [hash, history, byName] = await storeCall(() =>
+    const [hash, history, byName, byExternalId, byTargetId] = await storeCall(() =>
       Promise.all([
         this.redis.exists(this.keys.identity(kind, key)),
         this.redis.exists(this.keys.history(kind, key)),
         this.redis.hget(this.keys.nameIndex(kind), key.toLowerCase()),
+        this.redis.hget(this.keys.externalIdIndex(kind), key),
+        this.redis.hget(this.keys.targetIdIndex(kind), key),
       ]),
     );
     if (hash > 0 || history > 0) return { id: key, matchedBy: 'id' };
     if (byName !== null) return { id: byName, matchedBy: kind === 'user' ? 'userName' : 'displayName' };
+    if (byExternalId !== null) return { id: byExternalId, matchedBy: 'externalId' };
+    if (byTargetId !== null) return { id: byTargetId, matchedBy: 'targetId' };
     return undefined;
   }
 
@@ -89,8 +109,9 @@ export class IdentityTraceQueries {
         this.heldBy(kind, id),
       ]),
     );
-    const [t, m, cr, ts, la, lt, lr, le] = fields;
+    const [t, m, cr, ts, la, lt, lr, le, o, pk] = fields;
     const sortedIds = relatedIds.slice().sort();
+    const parked = pk ? await this.conflicts.get(pk) : undefined;
     return {
       kind,
       ...found,
@@ -99,6 +120,8 @@ export class IdentityTraceQueries {
         : {}),
       ...(t ? { targetId: t } : {}),
       managed: m === '1',
+      ...(o ? { owner: o } : {}),
+      ...(parked ? { parked } : {}),
       ...numberField('createdAt', cr),
       ...numberField('changedAt', ts),
       ...numberField('lastAppliedAt', la),
@@ -120,21 +143,12 @@ export class IdentityTraceQueries {
   private async heldBy(kind: IdentityKind, id: string): Promise<string | undefined> {
     const syncId = await this.redis.get(this.keys.syncActive());
     if (!syncId) return undefined;
-    const [state, raw] = await Promise.all([
+    const [state, held] = await Promise.all([
       this.redis.hget(this.keys.sync(syncId), 'state'),
-      this.redis.get(this.keys.syncHeld(syncId)),
+      this.redis.sismember(this.keys.syncWork(syncId, 'removals'), `${kind}:${id}`),
     ]);
-    if (state !== 'awaiting-approval' || !raw) return undefined;
-    const removals = parseJson<HeldRemovals>(raw).removals;
-    const ids =
-      kind === 'user' ? removals?.users : [...(removals?.groups ?? []), ...(removals?.memberships ?? [])];
-    return ids?.includes(id) ? syncId : undefined;
+    return state === 'awaiting-approval' && held === 1 ? syncId : undefined;
   }
-}
-
-/** The part of a held sync's record (sync/full-sync.context.ts, HeldRun) read here. */
-interface HeldRemovals {
-  removals?: { users?: string[]; groups?: string[]; memberships?: string[] };
 }
 
 function numberField<K extends string>(name: K, value: string | null | undefined): { [P in K]?: number } {

@@ -15,6 +15,8 @@ import type { IdentityKind } from '../domain/identity.js';
  *                              le = last error JSON, ev = newest source event applied (ms),
  *                              pc = externalId of a create sent whose outcome is unknown,
  *                              ix = index entries JSON, only for non-ASCII names (domain/canonical.ts)
+ *                              o = owner (scim, events, okta, directory:<name>; domain/desired-change.ts),
+ *                              pk = id of the conflict that parks it (not reconciled while set)
  *   P:K:d:<id>          string the desired state (compact JSON, domain/canonical.ts); absent: not desired
  *   P:K:x:<id>          string attributes kept for the SCIM server, not managed on the target
  *   P:K:h:<id>          list   capped history, newest first (JSON entries)
@@ -25,6 +27,11 @@ import type { IdentityKind } from '../domain/identity.js';
  *   P:u:name            hash   lower-cased userName → id
  *   P:g:name            hash   lower-cased displayName → id
  *   P:K:ext             hash   externalId → id
+ *   P:K:pname           hash   "<owner>\n<lower-cased name>" → id, for parked identities (their names
+ *                              stay out of P:K:name, which the holder keeps)
+ *   P:K:pext            hash   "<owner>\n<externalId>" → id, the same for externalIds
+ *   P:K:own:<owner>     zset   the desired identities an input owns, scored as in P:K:all
+ *   P:owners            set    every owner that ever wrote an identity
  *   P:u:email           zset   "<lower-cased e-mail>\n<id>", score 0 (lexicographic index); an e-mail
  *                              equal to the userName is found through P:u:name instead
  *   P:K:managed         set    ids the bridge manages on the target
@@ -36,14 +43,43 @@ import type { IdentityKind } from '../domain/identity.js';
  *   P:dirty:sync        zset   the same, for changes a running full sync enqueues itself (in order:
  *                              users, then groups); only the sweep looks at these, if the sync dies
  *   P:failures          zset   "user:<id>" / "group:<id>" → time of the permanent failure (ms)
+ *   P:conflict:<cid>    hash   one conflict between inputs (store/lua/conflicts.lua.ts): kind, ik (identity
+ *                              kind), claimant / holder / account JSON, first, last, status, resolution
+ *   P:conflicts         zset   open conflict ids → last seen (ms); P:conflicts:ignored the ignored ones,
+ *                              P:conflicts:all every one; P:conflicts:kinds hash kind → open count
+ *   P:migrations:owners string set once every identity has an owner (store/owner-migration.ts)
  *   P:target:gate       hash   shared target gate: pause-until (ms), GCRA theoretical arrival time
  *   P:target:health     hash   state, since, detail of the target as the workers see it
  *   P:sync:<syncId>     hash   one full reconciliation's record (state, progress, plan, summary)
  *   P:sync:<syncId>:pending  zset  identity keys the sync is waiting on → time enqueued
- *   P:sync:<syncId>:held     string a held sync's record (JSON): its source and user count, the ids
- *                              whose removal awaits approval; kept until the sync ends
- *   P:sync:<syncId>:snapshot string the snapshot a sync was started with (JSON, 24 h), or that a held
- *                              sync read from its directory source; kept until it ends once held
+ *   P:sync:<syncId>:held     string a held sync's record (JSON): its source and user count, the
+ *                              counts of removals awaiting approval; kept until the sync ends
+ *   P:sync:<syncId>:<part>   a full sync's work, deleted when it ends (SyncWorkPart; K = u or g):
+ *     src:K:ids      hash   what it read of its source (a pushed snapshot, a directory): every id
+ *                           → "<1 if the item gave its own externalId, else 0><item ref>" (the ref:
+ *                           its position, or JSON [position, label, line]; sync/source-stager.ts)
+ *     src:K:names    hash   lower-cased userName / displayName → item ref (duplicates refused)
+ *     src:K:ext      hash   externalId an item gives itself → item ref
+ *     src:K:order    list   the ids in the source's order (the plan walks it)
+ *     src:K:docs     hash   id → the identity's canonical JSON (groups: + "\n" + its member ids,
+ *                           "\n"-joined), only for identities whose desired state the source changes
+ *                           — all of them when the desired state is empty
+ *     src:members    list   group members not yet known as users when read, checked at the end
+ *     src:scratch:T  hash   a source's table while it reads (T = userdn: an LDAP DN's key → user id)
+ *     ls:K:r         hash   the platform's listing: target id → flags (claimed by a match; a managed
+ *                           identity's) + the resource's compact form (domain/observed-form.ts)
+ *     ls:K:x, ls:K:n hash   externalId, lower-cased userName / displayName → target id
+ *     plan:K         list   planned changes (JSON, with what the listing showed), applied in order
+ *     planned:K      set    staged ids with a planned change (the others are written without a
+ *                           dirty mark: the platform already matches them)
+ *     gone:K         set    ids the source no longer lists: deleted from the desired state
+ *     adopt          list   "<kind>\n<id>\n<target id>" matches recorded as managed when applied
+ *     matched        hash   user id → the target id the plan matched, where it differs from the one
+ *                           recorded ('' none: to be created); group members are compared through it
+ *     removals       set    "user:<id>" / "group:<id>" whose removal the run holds (kept while held)
+ *                    The src: parts are what the sync kept of its source, so they stay while it is
+ *                    held (approval plans again from them); a pushed snapshot's expire after 24 h
+ *                    unless held.
  *   P:sync:active       string id of the running (or held) full reconciliation
  *   P:sync:runs         zset   sync ids by start time (history)
  *   P:events:<source>:<id>  string  seen webhook event ids (24 h)
@@ -58,6 +94,46 @@ import type { IdentityKind } from '../domain/identity.js';
  * and suffix — and forms the key as stem .. id .. suffix. Such keys share the prefix's hash tag,
  * hence the Cluster slot of the declared KEYS.
  */
+
+type K = 'u' | 'g';
+export type ScratchTable = 'userdn';
+export const SCRATCH_TABLES: readonly ScratchTable[] = ['userdn'];
+
+/** The parts of a full sync's work in Redis (P:sync:<syncId>:<part>, documented above). */
+export type SyncWorkPart =
+  | `src:${K}:${'ids' | 'names' | 'ext' | 'order' | 'docs'}`
+  | 'src:members'
+  | `src:scratch:${ScratchTable}`
+  | `ls:${K}:${'r' | 'x' | 'n'}`
+  | `plan:${K}`
+  | `planned:${K}`
+  | `gone:${K}`
+  | 'adopt'
+  | 'matched'
+  | 'removals';
+
+/** Every part, the source's first: what a sync's end deletes. */
+export function syncWorkParts(): { source: SyncWorkPart[]; run: SyncWorkPart[] } {
+  const both = <P extends string>(make: (k: K) => P): P[] => [make('u'), make('g')];
+  return {
+    source: [
+      ...(['ids', 'names', 'ext', 'order', 'docs'] as const).flatMap((n) =>
+        both((k) => `src:${k}:${n}` as const),
+      ),
+      'src:members',
+      ...SCRATCH_TABLES.map((t) => `src:scratch:${t}` as const),
+    ],
+    run: [
+      ...(['r', 'x', 'n'] as const).flatMap((n) => both((k) => `ls:${k}:${n}` as const)),
+      ...both((k) => `plan:${k}` as const),
+      ...both((k) => `planned:${k}` as const),
+      ...both((k) => `gone:${k}` as const),
+      'adopt',
+      'matched',
+      'removals',
+    ],
+  };
+}
 
 /** Keys that differ only by an id: stem + id + suffix. */
 export interface KeyFamily {
@@ -74,7 +150,27 @@ export function familyArgs(family: KeyFamily): [string, string] {
   return [family.stem, family.suffix];
 }
 
-export interface Keys {
+/** The keys of owners, parked identities and conflicts (SPEC §6, Ownership). */
+export interface OwnershipKeys {
+  parkedNameIndex(kind: IdentityKind): string;
+  parkedExternalIdIndex(kind: IdentityKind): string;
+  owned(kind: IdentityKind, owner: string): string;
+  /** owned(kind, owner) for every owner; identity, doc and history (kind, id) for every id. */
+  ownedFamily(kind: IdentityKind): KeyFamily;
+  identityFamily(kind: IdentityKind): KeyFamily;
+  docFamily(kind: IdentityKind): KeyFamily;
+  historyFamily(kind: IdentityKind): KeyFamily;
+  owners(): string;
+  conflict(conflictId: string): string;
+  conflictFamily(): KeyFamily;
+  conflictsOpen(): string;
+  conflictsIgnored(): string;
+  conflictsAll(): string;
+  conflictKinds(): string;
+  ownersMigration(): string;
+}
+
+export interface Keys extends OwnershipKeys {
   readonly prefix: string;
   identity(kind: IdentityKind, id: string): string;
   doc(kind: IdentityKind, id: string): string;
@@ -100,7 +196,8 @@ export interface Keys {
   sync(syncId: string): string;
   syncPending(syncId: string): string;
   syncHeld(syncId: string): string;
-  syncSnapshot(syncId: string): string;
+  /** One part of a full sync's work (see the layout above). */
+  syncWork(syncId: string, part: SyncWorkPart): string;
   /** sync(id) and syncPending(id) for every id: for a script that reads the active sync's id. */
   syncFamily(): KeyFamily;
   syncPendingFamily(): KeyFamily;
@@ -120,12 +217,14 @@ export function createKeys(prefix: string): Keys {
     sync: { stem: `${p}:sync:`, suffix: '' },
     syncPending: { stem: `${p}:sync:`, suffix: ':pending' },
   } satisfies Record<string, KeyFamily>;
+  const { identity, doc, history } = kindFamilies(p);
   return {
+    ...ownershipKeys(p),
     prefix: p,
-    identity: (kind, id) => `${p}:${letter(kind)}:i:${id}`,
-    doc: (kind, id) => `${p}:${letter(kind)}:d:${id}`,
+    identity: (kind, id) => familyKey(identity[kind], id),
+    doc: (kind, id) => familyKey(doc[kind], id),
     extra: (kind, id) => `${p}:${letter(kind)}:x:${id}`,
-    history: (kind, id) => `${p}:${letter(kind)}:h:${id}`,
+    history: (kind, id) => familyKey(history[kind], id),
     members: (groupId) => familyKey(families.members, groupId),
     membersFamily: () => families.members,
     memberOf: () => `${p}:u:memberof`,
@@ -145,7 +244,7 @@ export function createKeys(prefix: string): Keys {
     sync: (syncId) => familyKey(families.sync, syncId),
     syncPending: (syncId) => familyKey(families.syncPending, syncId),
     syncHeld: (syncId) => `${p}:sync:${syncId}:held`,
-    syncSnapshot: (syncId) => `${p}:sync:${syncId}:snapshot`,
+    syncWork: (syncId, part) => `${p}:sync:${syncId}:${part}`,
     syncFamily: () => families.sync,
     syncPendingFamily: () => families.syncPending,
     syncActive: () => `${p}:sync:active`,
@@ -153,5 +252,36 @@ export function createKeys(prefix: string): Keys {
     seenEvent: (source, eventId) => `${p}:events:${source}:${eventId}`,
     adminSession: (digest) => `${p}:session:${digest}`,
     queuePrefix: () => `${p}:q`,
+  };
+}
+
+/** Families of an identity's own keys, per kind: a script that learns an id reaches them. */
+function kindFamilies(p: string) {
+  const perKind = (part: string): Record<IdentityKind, KeyFamily> => ({
+    user: { stem: `${p}:u:${part}:`, suffix: '' },
+    group: { stem: `${p}:g:${part}:`, suffix: '' },
+  });
+  return { identity: perKind('i'), doc: perKind('d'), history: perKind('h'), owned: perKind('own') };
+}
+
+function ownershipKeys(p: string): OwnershipKeys {
+  const { identity, doc, history, owned } = kindFamilies(p);
+  const conflict: KeyFamily = { stem: `${p}:conflict:`, suffix: '' };
+  return {
+    parkedNameIndex: (kind) => `${p}:${letter(kind)}:pname`,
+    parkedExternalIdIndex: (kind) => `${p}:${letter(kind)}:pext`,
+    owned: (kind, owner) => familyKey(owned[kind], owner),
+    ownedFamily: (kind) => owned[kind],
+    identityFamily: (kind) => identity[kind],
+    docFamily: (kind) => doc[kind],
+    historyFamily: (kind) => history[kind],
+    owners: () => `${p}:owners`,
+    conflict: (conflictId) => familyKey(conflict, conflictId),
+    conflictFamily: () => conflict,
+    conflictsOpen: () => `${p}:conflicts`,
+    conflictsIgnored: () => `${p}:conflicts:ignored`,
+    conflictsAll: () => `${p}:conflicts:all`,
+    conflictKinds: () => `${p}:conflicts:kinds`,
+    ownersMigration: () => `${p}:migrations:owners`,
   };
 }

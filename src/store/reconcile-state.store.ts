@@ -1,8 +1,10 @@
 import { parseStoredGroup, parseStoredUser } from '../domain/canonical.js';
 import type { DesiredGroup, DesiredUser, IdentityKind } from '../domain/identity.js';
 import { formatKey } from '../domain/identity.js';
+import type { ConflictAccount } from './conflicts.store.js';
 import type { Keys } from './keys.js';
 import { LuaScript } from './lua-script.js';
+import { PARK_IDENTITY, parkIdentityKeys } from './lua/conflicts.lua.js';
 import {
   ADOPT_BULK,
   adoptBulkKeys,
@@ -23,6 +25,7 @@ const SCRIPTS = {
   markCreating: new LuaScript(MARK_CREATING),
   forgetTarget: new LuaScript(FORGET_TARGET),
   recordOutcome: new LuaScript(RECORD_OUTCOME),
+  park: new LuaScript(PARK_IDENTITY),
 };
 
 const letter = (kind: IdentityKind) => (kind === 'user' ? 'u' : 'g');
@@ -44,6 +47,10 @@ export interface IdentityState<D> {
   lastAppliedAt: number | undefined;
   /** The externalId of a create sent whose answer was lost, until the identity is matched. */
   pendingCreate: string | undefined;
+  /** The conflict that parks it: a parked identity is never reconciled (SPEC §6, Ownership). */
+  parked?: string;
+  /** The input that owns it (scim, events, okta, directory:<name>). */
+  owner?: string;
 }
 
 export interface HistoryEntry {
@@ -101,24 +108,56 @@ export class ReconcileStateStore {
     return { desired: d ? parseStoredGroup(id, d, members.sort()) : undefined, ...mapping(fields) };
   }
 
-  /** Target ids of users, and whether each is still desired (absent users are left out of groups). */
-  async userTargets(ids: readonly string[]): Promise<Map<string, { targetId?: string; desired: boolean }>> {
-    const result = new Map<string, { targetId?: string; desired: boolean }>();
+  /**
+   * Target ids of users, whether each is still desired (absent users are left out of groups) and
+   * whether it is parked (never provisioned while parked: a group does not wait for it).
+   */
+  async userTargets(ids: readonly string[]): Promise<Map<string, MemberTarget>> {
+    const result = new Map<string, MemberTarget>();
     for (let i = 0; i < ids.length; i += 1000) {
       const batch = ids.slice(i, i + 1000);
       const pipeline = this.redis.pipeline();
       for (const id of batch) {
-        pipeline.hget(this.keys.identity('user', id), 't');
+        pipeline.hmget(this.keys.identity('user', id), 't', 'pk');
         pipeline.exists(this.keys.doc('user', id));
       }
       const replies = (await storeCall(() => pipeline.exec())) ?? [];
       batch.forEach((id, n) => {
-        const t = replies[2 * n]?.[1] as string | null;
+        const [t, pk] = (replies[2 * n]?.[1] as (string | null)[] | undefined) ?? [];
         const desired = replies[2 * n + 1]?.[1] === 1;
-        result.set(id, { ...(t ? { targetId: t } : {}), desired });
+        result.set(id, { ...(t ? { targetId: t } : {}), desired, ...(pk ? { parked: true } : {}) });
       });
     }
     return result;
+  }
+
+  /** The input that owns an identity; undefined for one stored before owners existed. */
+  async ownerOf(kind: IdentityKind, id: string): Promise<string | undefined> {
+    return (await storeCall(() => this.redis.hget(this.keys.identity(kind, id), 'o'))) ?? undefined;
+  }
+
+  /**
+   * Parks an identity while reconciling it and records the conflict (its platform account is managed
+   * for another input's identity, or it is ambiguous), in one script. Returns the conflict's id;
+   * undefined when the identity is no longer desired.
+   */
+  async park(
+    kind: IdentityKind,
+    id: string,
+    conflict: { kind: 'account' | 'ambiguous'; holder?: string; account: ConflictAccount },
+  ): Promise<string | undefined> {
+    const { keys, families } = parkIdentityKeys(this.keys, kind, id);
+    const args = [
+      this.clock.now(),
+      letter(kind),
+      id,
+      conflict.kind,
+      conflict.holder ?? '',
+      JSON.stringify(conflict.account),
+      ...families,
+    ];
+    const reply = (await storeCall(() => SCRIPTS.park.run(this.redis, keys, args))) as string;
+    return reply === '' ? undefined : reply;
   }
 
   async setTarget(kind: IdentityKind, id: string, targetId: string): Promise<void> {
@@ -234,13 +273,21 @@ export class ReconcileStateStore {
   }
 }
 
-const STATE_FIELDS = ['t', 'm', 'la', 'pc'] as const;
+export interface MemberTarget {
+  targetId?: string;
+  desired: boolean;
+  parked?: true;
+}
 
-function mapping([t, m, la, pc]: (string | null)[]) {
+const STATE_FIELDS = ['t', 'm', 'la', 'pc', 'pk', 'o'] as const;
+
+function mapping([t, m, la, pc, pk, o]: (string | null)[]) {
   return {
     targetId: t ?? undefined,
     managed: m === '1',
     lastAppliedAt: la ? Number(la) : undefined,
     pendingCreate: pc ?? undefined,
+    ...(pk ? { parked: pk } : {}),
+    ...(o ? { owner: o } : {}),
   };
 }

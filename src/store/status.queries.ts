@@ -28,6 +28,10 @@ export interface StoreCounts {
   failures: number;
   /** Identities with a change not reconciled yet. */
   pending: number;
+  /** Open conflicts between inputs (GET /admin/conflicts). */
+  conflicts: number;
+  /** Desired identities per owning input (scim, events, okta, directory:<name>). */
+  owners: Record<string, { users: number; groups: number }>;
 }
 
 /**
@@ -50,8 +54,8 @@ export class StatusQueries {
 
   async counts(): Promise<StoreCounts> {
     const k = this.keys;
-    const [users, managedUsers, groups, managedGroups, failures, pending, pendingForSync] = await storeCall(
-      () =>
+    const [users, managedUsers, groups, managedGroups, failures, pending, pendingForSync, conflicts] =
+      await storeCall(() =>
         Promise.all([
           this.redis.zcard(k.all('user')),
           this.redis.scard(k.managed('user')),
@@ -60,11 +64,13 @@ export class StatusQueries {
           this.redis.zcard(k.failures()),
           this.redis.zcard(k.dirty()),
           this.redis.zcard(k.dirtyForSync()),
+          this.redis.zcard(k.conflictsOpen()),
         ]),
-    );
-    const [usersWanted, groupsWanted] = await Promise.all([
+      );
+    const [usersWanted, groupsWanted, owners] = await Promise.all([
       this.managedAndDesired('user'),
       this.managedAndDesired('group'),
+      this.ownerCounts(),
     ]);
     return {
       users: { desired: users, managed: usersWanted, deprovisioned: Math.max(0, managedUsers - usersWanted) },
@@ -75,7 +81,29 @@ export class StatusQueries {
       },
       failures,
       pending: pending + pendingForSync,
+      conflicts,
+      owners,
     };
+  }
+
+  /** Desired identities per owner (P:owners, P:K:own:<owner>), owners with none left out. */
+  async ownerCounts(): Promise<Record<string, { users: number; groups: number }>> {
+    const owners = (await storeCall(() => this.redis.smembers(this.keys.owners()))).sort();
+    const counts = await storeCall(() =>
+      Promise.all(
+        owners.flatMap((owner) => [
+          this.redis.zcard(this.keys.owned('user', owner)),
+          this.redis.zcard(this.keys.owned('group', owner)),
+        ]),
+      ),
+    );
+    const out: Record<string, { users: number; groups: number }> = {};
+    owners.forEach((owner, n) => {
+      const users = counts[2 * n] ?? 0;
+      const groups = counts[2 * n + 1] ?? 0;
+      if (users + groups > 0) out[owner] = { users, groups };
+    });
+    return out;
   }
 
   /** How many identities of a kind the bridge manages and still wants (ZINTERCARD, Redis ≥ 7). */

@@ -1,15 +1,12 @@
 import { BridgeError } from '../domain/errors.js';
-import type { Snapshot } from '../domain/identity.js';
-import type { SyncPlan } from '../domain/sync-plan.js';
+import type { SnapshotSource } from '../domain/snapshot-sink.js';
 import type { Logger } from '../ops/logger.js';
 import type { TargetHealth } from '../reconcile/target-health.js';
-import type { DesiredChange } from '../domain/desired-change.js';
 import type { DesiredStateStore } from '../store/desired-state.store.js';
 import type { Keys } from '../store/keys.js';
 import type { RedisClient } from '../store/redis-connection.js';
 import type { ReconcileStateStore } from '../store/reconcile-state.store.js';
 import type { SyncPhase, SyncRecordStore } from './sync-record.store.js';
-import type { RequestTrace } from '../platform/scim-http.js';
 import type { PlatformClient } from '../platform/platform.client.js';
 import type { ReconcileJobs } from './sync-stage.js';
 import type { GuardSettings, SourceCount } from './sync-guards.js';
@@ -30,8 +27,8 @@ export interface FullSyncDeps {
   keys: Keys;
   target: PlatformClient;
   jobs: ReconcileJobs;
-  /** The configured directory source, if any: returns a validated snapshot. */
-  readSource?: () => Promise<Snapshot>;
+  /** The configured directory source, if any, read as a stream (domain/snapshot-sink.ts). */
+  source?: SnapshotSource;
   settings: FullSyncSettings;
   logger: Logger;
   /** Told what the sync's own requests found (its listing), as reconcile runs tell it theirs. */
@@ -39,36 +36,17 @@ export interface FullSyncDeps {
 }
 
 /**
- * What a held sync keeps in Redis until it is approved (P:sync:<id>:held), beside the snapshot it
- * read. Nothing of the run is applied while it waits: approval plans again from that snapshot
- * against a fresh listing and applies the whole run.
+ * What a held sync keeps in Redis until it is approved (P:sync:<id>:held), beside what it kept of
+ * its source (P:sync:<id>:src:…) and the keys of what it would remove (P:sync:<id>:removals).
+ * Nothing of the run is applied while it waits: approval plans again from that staging against a
+ * fresh listing and applies the whole run.
  */
 export interface HeldRun {
   source: SourceCount;
   /** How long the run took until it was held (ms), for the summary. */
   elapsedMs: number;
-  /** Ids whose removal waits: users to deprovision, groups to delete, groups losing members. */
-  removals: { users: string[]; groups: string[]; memberships: string[] };
-}
-
-/** Changes to the desired state that a pushed or read snapshot brings. */
-export interface DesiredChanges {
-  upserts: DesiredChange[];
-  deleteUsers: string[];
-  deleteGroups: string[];
-}
-
-export interface Prepared {
-  plan: SyncPlan;
-  desired: DesiredChanges;
-  /** When the listing started: runs trust what it showed unless they wrote to the identity since. */
-  observedAt: number;
-  trace: RequestTrace;
-  source: SourceCount;
-  /** The snapshot read from a directory source (a held sync keeps it); absent for a pushed one. */
-  sourceSnapshot?: Snapshot;
-  /** Users the bridge manages that are still desired (the base of a DEPROVISION_LIMIT share). */
-  managedUsers: number;
+  /** How many removals wait: users to deprovision, groups to delete, groups losing members. */
+  removals: { users: number; groups: number; memberships: number };
 }
 
 /** How long each phase took (ms) and the process's memory at its end (MB), for the summary. */
@@ -80,17 +58,27 @@ export class PhaseTimes {
 
   start(phase: string): void {
     const now = Date.now();
-    if (this.phase) {
-      this.times[this.phase] = (this.times[this.phase] ?? 0) + now - this.since;
-      this.rss[this.phase] = Math.round(process.memoryUsage.rss() / 1048576);
-    }
+    if (this.phase) this.add(this.phase, now - this.since);
     this.phase = phase;
     this.since = now;
+  }
+
+  /** Records a phase that ran beside others (the source read and the listing overlap). */
+  async measure<T>(phase: string, work: Promise<T>): Promise<T> {
+    const started = Date.now();
+    const result = await work;
+    this.add(phase, Date.now() - started);
+    return result;
   }
 
   done(): { phasesMs: Record<string, number>; rssMb: Record<string, number> } {
     this.start('');
     return { phasesMs: { ...this.times }, rssMb: { ...this.rss } };
+  }
+
+  private add(phase: string, ms: number): void {
+    this.times[phase] = (this.times[phase] ?? 0) + ms;
+    this.rss[phase] = Math.round(process.memoryUsage.rss() / 1048576);
   }
 }
 
@@ -102,6 +90,39 @@ export async function progress(
   total: number,
 ) {
   await deps.records.update(syncId, { progress: { phase, done, total } });
+}
+
+/**
+ * The operator's cancel, checked between chunks of every phase (at most every `everyMs`, one
+ * Redis read), and the abort signal that stops what runs beside the phase that saw it.
+ */
+export class CancelWatch {
+  private readonly controller = new AbortController();
+  private last = 0;
+
+  constructor(
+    private readonly records: SyncRecordStore,
+    private readonly syncId: string,
+    private readonly everyMs = 200,
+  ) {}
+
+  get signal(): AbortSignal {
+    return this.controller.signal;
+  }
+
+  async check(): Promise<void> {
+    this.signal.throwIfAborted();
+    const now = Date.now();
+    if (now - this.last < this.everyMs) return;
+    this.last = now;
+    if (await this.records.cancelRequested(this.syncId)) this.abort(new BridgeError('cancelled'));
+    this.signal.throwIfAborted();
+  }
+
+  /** Stops every part of the run that watches the signal, with this error. */
+  abort(error: unknown): void {
+    if (!this.signal.aborted) this.controller.abort(error);
+  }
 }
 
 export async function checkCancel(deps: FullSyncDeps, syncId: string): Promise<void> {

@@ -1,17 +1,13 @@
 import { BridgeError, isBridgeError } from '../domain/errors.js';
-import { collectGarbage } from '../ops/memory.js';
-import type { DesiredChange } from '../domain/desired-change.js';
-import {
-  checkCancel,
-  PhaseTimes,
-  progress,
-  type FullSyncDeps,
-  type HeldRun,
-  type Prepared,
-} from './full-sync.context.js';
+import { newTrace } from '../platform/scim-http.js';
+import { SyncListing } from '../store/sync-listing.store.js';
+import { SyncStaging } from '../store/sync-staging.store.js';
+import { CancelWatch, PhaseTimes, progress, type FullSyncDeps, type HeldRun } from './full-sync.context.js';
 import { judge, type Verdict } from './sync-guards.js';
-import { prepare } from './sync-prepare.js';
+import { planRun, type Planned } from './sync-plan-run.js';
+import { readAndList, type RunContext } from './sync-read.js';
 import { planReport, summarise, summaryBase } from './sync-report.js';
+import { commitSource, stagePlan } from './sync-commit.js';
 import { runStage } from './sync-stage.js';
 import { recordedError } from './sync-error.js';
 
@@ -19,140 +15,138 @@ export type { FullSyncDeps, FullSyncSettings, HeldRun } from './full-sync.contex
 export { resolveLimit } from './sync-guards.js';
 
 /**
- * A full reconciliation (SPEC §6): read the source, list the target, plan, then (unless a dry run)
- * apply through the per-identity jobs — users, then groups. A source listing no users is refused
- * (sync-guards.ts). A run the guards hold — more deprovisioning than DEPROVISION_LIMIT, or a source
- * that shrank by more than SOURCE_SHRINK_LIMIT — applies nothing at all, neither to the desired
- * state nor to the platform, and keeps what it read until approved (runApprovedSync) or cancelled.
- * Re-running it after a crash plans again from what is there: the runs are level-triggered, so
- * nothing is written twice.
+ * A full reconciliation (SPEC §6) in memory that does not grow with the directory: the source is
+ * read as a stream into the sync's staging in Redis while the platform is listed page by page into
+ * an index beside it (sync-read.ts); the plan merges the two a chunk at a time, writing its changes
+ * to Redis and keeping only counts and samples (sync-plan-run.ts); the guards decide on the counts
+ * (sync-guards.ts). Then, unless a dry run: a held run applies nothing at all and keeps its staging
+ * until approved (runApprovedSync) or cancelled; otherwise the staging is written to the desired
+ * state in batches and the plan applied through the per-identity jobs — users, then groups. Every
+ * end deletes the sync's work (sync-record.lua.ts FINISH). Re-running it after a crash plans again
+ * from what is there: the runs are level-triggered, so nothing is written twice.
  */
 export async function runFullSync(deps: FullSyncDeps, syncId: string, approved = false): Promise<void> {
   const started = Date.now();
-  const times = new PhaseTimes();
   const record = await deps.records.get(syncId);
   if (!record) throw new Error(`sync ${syncId} has no record`);
   await deps.records.update(syncId, {
     state: 'running',
     ...(approved ? {} : { startedAt: deps.records.clock.now() }),
   });
+  const run: RunContext = {
+    syncId,
+    record,
+    approved,
+    staging: new SyncStaging(deps.redis, deps.keys, syncId),
+    listing: new SyncListing(deps.redis, deps.keys, syncId),
+    times: new PhaseTimes(),
+    cancel: new CancelWatch(deps.records, syncId),
+    trace: newTrace(),
+  };
   try {
-    const prepared = await prepare(deps, syncId, times, { record, approved });
-    collectGarbage(); // the listing and the stored state are no longer needed, only the plan
-    const judged = await judge(deps.records, syncId, deps.settings, {
-      source: prepared.source,
-      deprovision: prepared.plan.counts.users.deprovision,
-      managedUsers: prepared.managedUsers,
-    });
-    // An approved run applies what it finds now: the operator has seen the plan and released it.
-    const verdict: Verdict = approved ? { ...judged, held: false, reasons: [] } : judged;
-    const options = { verdict, source: prepared.source, approved, settings: deps.settings };
-    const report = planReport(prepared.plan, options);
-    await deps.records.update(syncId, { plan: report });
-    if (verdict.held && !record.dryRun)
-      return await hold(deps, syncId, prepared, verdict, Date.now() - started);
-    if (!record.dryRun) await apply(deps, syncId, prepared, times);
+    // An attempt interrupted earlier (a worker killed) may have left its work: plan afresh.
+    await run.staging.drop('run');
+    const planned = await prepare(deps, run);
+    const verdict = await decide(deps, run, planned);
+    if (verdict.held && !record.dryRun) return await hold(deps, run, planned, Date.now() - started);
+    if (!record.dryRun) await apply(deps, run, planned);
     const heldFor = approved ? ((await deps.records.held<HeldRun>(syncId))?.elapsedMs ?? 0) : 0;
-    await finish(deps, syncId, prepared, started - heldFor, times);
+    await finish(deps, run, planned, started - heldFor);
   } catch (error) {
+    run.cancel.abort(error);
     await fail(deps, syncId, error);
     if (!isBridgeError(error, 'cancelled')) throw error;
   }
 }
 
 /**
- * Continues a held sync once approved: plans again from the snapshot it kept, against a fresh
- * listing of the platform, and applies the whole run — additions, changes and removals.
+ * Continues a held sync once approved: plans again from what it kept of its source, against a
+ * fresh listing of the platform, and applies the whole run — additions, changes and removals.
  */
 export async function runApprovedSync(deps: FullSyncDeps, syncId: string): Promise<void> {
   await runFullSync(deps, syncId, true);
 }
 
-async function apply(deps: FullSyncDeps, syncId: string, prepared: Prepared, times: PhaseTimes) {
-  times.start('writingDesiredState');
-  await progress(deps, syncId, 'applying', 0, prepared.plan.changes.length);
-  const { upserts, deleteUsers, deleteGroups } = prepared.desired;
-  // Identities the plan found already matching on the target are written without a dirty mark:
-  // no reconcile job is owed for them (the sweep would otherwise read each one back).
-  const pending = new Set(prepared.plan.changes.map((c) => `${c.kind}:${c.id}`));
-  const clean = (change: DesiredChange): DesiredChange =>
-    change.op === 'upsertUser' && !pending.has(`user:${change.user.id}`)
-      ? { ...change, clean: true }
-      : change.op === 'upsertGroup' && !pending.has(`group:${change.group.id}`)
-        ? { ...change, clean: true }
-        : change;
-  await applyInBatches(deps, upserts.map(clean));
-  await applyDeletions(deps, deleteUsers, deleteGroups);
-  await deps.state.adoptBulk(prepared.plan.adoptions);
-  times.start('users');
-  const changes = prepared.plan.changes;
-  await runStage(
-    deps,
-    syncId,
-    'applying',
-    changes.filter((c) => c.kind === 'user'),
-    prepared.observedAt,
-  );
-  await checkCancel(deps, syncId);
-  times.start('groups');
-  await runStage(
-    deps,
-    syncId,
-    'applying',
-    changes.filter((c) => c.kind === 'group'),
-    prepared.observedAt,
-  );
+async function prepare(deps: FullSyncDeps, run: RunContext): Promise<Planned> {
+  await progress(deps, run.syncId, 'reading-source', 0, 0);
+  const read = await readAndList(deps, run);
+  await deps.records.update(run.syncId, {
+    source: read.source.count.name,
+    ...(read.source.count.users === undefined ? {} : { sourceUsers: read.source.count.users }),
+  });
+  await run.cancel.check();
+  run.times.start('planning');
+  return planRun(deps, run, read);
+}
+
+/** The guards' verdict on the plan's counts, and the plan as the record shows it. */
+async function decide(deps: FullSyncDeps, run: RunContext, planned: Planned): Promise<Verdict> {
+  const judged = await judge(deps.records, run.syncId, deps.settings, {
+    source: planned.read.source.count,
+    deprovision: planned.tally.counts.users.deprovision,
+    managedUsers: planned.read.managedUsers,
+  });
+  // An approved run applies what it finds now: the operator has seen the plan and released it.
+  const verdict: Verdict = run.approved ? { ...judged, held: false, reasons: [] } : judged;
+  const options = {
+    verdict,
+    source: planned.read.source.count,
+    approved: run.approved,
+    settings: deps.settings,
+  };
+  await deps.records.update(run.syncId, { plan: planReport(planned.tally, options, planned.memberNames) });
+  return verdict;
+}
+
+async function apply(deps: FullSyncDeps, run: RunContext, planned: Planned): Promise<void> {
+  run.times.start('writingDesiredState');
+  await progress(deps, run.syncId, 'applying', 0, planned.tally.totalChanges);
+  await commitSource(deps, run);
+  const { observedAt } = planned.read;
+  run.times.start('users');
+  await runStage(deps, run.syncId, 'applying', await stagePlan(deps, run, 'user'), observedAt);
+  await run.cancel.check();
+  run.times.start('groups');
+  await runStage(deps, run.syncId, 'applying', await stagePlan(deps, run, 'group'), observedAt);
 }
 
 /**
- * Holds the whole run: writes nothing but the held record (and, for a directory source, the
- * snapshot it read), so that approval applies what was shown even after a worker restart.
+ * Holds the whole run: writes nothing but the held record; keeps what it read of its source (its
+ * staging, without expiry) and the keys of what it would remove, so that approval applies what
+ * was shown even after a worker restart. The listing and the plan go: approval plans again.
  */
-async function hold(
-  deps: FullSyncDeps,
-  syncId: string,
-  prepared: Prepared,
-  verdict: Verdict,
-  elapsedMs: number,
-): Promise<void> {
-  const removing = (kind: 'user' | 'group') =>
-    prepared.plan.changes.filter((c) => c.kind === kind && c.action === 'deprovision').map((c) => c.id);
-  const work: HeldRun = {
-    source: prepared.source,
-    elapsedMs,
-    removals: {
-      users: removing('user'),
-      groups: removing('group'),
-      memberships: prepared.plan.changes.filter((c) => c.removedMembers?.length).map((c) => c.id),
-    },
+async function hold(deps: FullSyncDeps, run: RunContext, planned: Planned, elapsedMs: number): Promise<void> {
+  await run.staging.drop('run', ['removals']);
+  await run.staging.expire(0);
+  const { tally } = planned;
+  const removals = {
+    users: tally.removedUsers.total,
+    groups: tally.removedGroups.total,
+    memberships: tally.memberships.groups,
   };
-  const snapshot = prepared.sourceSnapshot ? JSON.stringify(prepared.sourceSnapshot) : undefined;
-  await deps.records.saveHeld(syncId, work, snapshot);
-  const removals =
-    work.removals.users.length + work.removals.groups.length + work.removals.memberships.length;
-  await deps.records.update(syncId, {
+  const work: HeldRun = { source: planned.read.source.count, elapsedMs, removals };
+  await deps.records.saveHeld(run.syncId, work);
+  await deps.records.update(run.syncId, {
     state: 'awaiting-approval',
-    progress: { phase: 'awaiting-approval', done: 0, total: removals },
+    progress: {
+      phase: 'awaiting-approval',
+      done: 0,
+      total: removals.users + removals.groups + removals.memberships,
+    },
   });
-  const { deprovision } = prepared.plan.counts.users;
   deps.logger.warn(
-    { syncId, reasons: verdict.reasons, deprovision, limit: verdict.limit, source: prepared.source },
+    { syncId: run.syncId, deprovision: tally.counts.users.deprovision, source: work.source },
     'full sync held for approval: nothing applied',
   );
 }
 
-async function finish(
-  deps: FullSyncDeps,
-  syncId: string,
-  prepared: Prepared,
-  started: number,
-  times: PhaseTimes,
-) {
-  const record = await deps.records.get(syncId);
-  const summary = summarise(record, summaryBase(prepared.plan, prepared.trace.counts), Date.now() - started);
-  const total = prepared.plan.changes.length;
-  await deps.records.finish(syncId, 'completed', {
-    summary: { ...summary, ...times.done() },
+async function finish(deps: FullSyncDeps, run: RunContext, planned: Planned, started: number) {
+  const record = await deps.records.get(run.syncId);
+  const base = summaryBase(planned.tally, run.trace.counts);
+  const summary = summarise(record, base, Date.now() - started);
+  const total = planned.tally.totalChanges;
+  await deps.records.finish(run.syncId, 'completed', {
+    summary: { ...summary, ...run.times.done() },
     progress: { phase: 'done', done: total, total },
   });
 }
@@ -174,18 +168,4 @@ function asBridgeError(error: unknown): BridgeError {
   return new BridgeError('internal', error instanceof Error ? error.message : String(error), {
     cause: error,
   });
-}
-
-async function applyDeletions(deps: FullSyncDeps, users: readonly string[], groups: readonly string[]) {
-  const signal = { source: 'snapshot' as const, detail: 'missing from the directory' };
-  const changes: DesiredChange[] = [
-    ...groups.map((id): DesiredChange => ({ op: 'deleteGroup', id, signal })),
-    ...users.map((id): DesiredChange => ({ op: 'deleteUser', id, signal })),
-  ];
-  await applyInBatches(deps, changes);
-}
-
-async function applyInBatches(deps: FullSyncDeps, changes: readonly DesiredChange[]): Promise<void> {
-  for (let i = 0; i < changes.length; i += 500)
-    await deps.desired.apply(changes.slice(i, i + 500), { forSync: true });
 }

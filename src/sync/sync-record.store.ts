@@ -37,6 +37,8 @@ export interface SyncRecord {
   source?: string;
   /** How many users that source listed. */
   sourceUsers?: number;
+  /** What the sync read of its source is staged in Redis (a pushed snapshot; a directory, once read). */
+  staged?: boolean;
   /** Outcomes of the reconcile runs the sync waited on: "user:created" → n. */
   outcomes: Record<string, number>;
   /** Requests those runs sent, by method. */
@@ -47,25 +49,28 @@ export interface SyncRecord {
 const scripts = { start: new LuaScript(START), finish: new LuaScript(FINISH) };
 const RETAINED_RUNS = 100;
 
-/** Full reconciliations in Redis: their records, the active slot, pending and held identities. */
+/** Full reconciliations in Redis: their records, the active slot, pending identities, held runs. */
 export class SyncRecordStore {
   constructor(
     private readonly redis: RedisClient,
-    private readonly keys: Keys,
+    readonly keys: Keys,
     readonly clock: RedisClock,
   ) {}
 
-  /** Returns the new sync's id, or the id of the one already running or held. */
+  /**
+   * Returns the new sync's id, or the id of the one already running or held. `stagedUsers`: the
+   * sync's snapshot was staged with the request (store/sync-staging.store.ts), listing so many users.
+   */
   async start(
     syncId: string,
-    options: { dryRun: boolean; trigger: string; snapshot?: string; allowEmpty?: boolean },
+    options: { dryRun: boolean; trigger: string; stagedUsers?: number; allowEmpty?: boolean },
   ): Promise<{ started: boolean; syncId: string }> {
     const args = [
       syncId,
       this.clock.now(),
       options.dryRun ? '1' : '0',
       options.trigger,
-      options.snapshot ?? '',
+      options.stagedUsers === undefined ? '' : String(options.stagedUsers),
       options.allowEmpty ? '1' : '0',
     ];
     const keys = syncRecordKeys(this.keys, syncId);
@@ -94,7 +99,9 @@ export class SyncRecordStore {
 
   async update(
     syncId: string,
-    fields: Partial<Record<'state' | 'startedAt' | 'progress' | 'plan' | 'source' | 'sourceUsers', unknown>>,
+    fields: Partial<
+      Record<'state' | 'startedAt' | 'progress' | 'plan' | 'source' | 'sourceUsers' | 'staged', unknown>
+    >,
   ): Promise<void> {
     const flat = Object.entries(fields).flatMap(([k, v]) => [
       k,
@@ -150,15 +157,9 @@ export class SyncRecordStore {
     await storeCall(() => this.redis.del(this.keys.syncPending(syncId)));
   }
 
-  /**
-   * Keeps what a held sync needs until approval, without expiry: its held record and the snapshot
-   * it read (`snapshot`: one a directory source returned; absent: the pushed one, already stored).
-   */
-  async saveHeld(syncId: string, held: unknown, snapshot?: string): Promise<void> {
-    const multi = this.redis.multi().set(this.keys.syncHeld(syncId), JSON.stringify(held));
-    if (snapshot === undefined) multi.persist(this.keys.syncSnapshot(syncId));
-    else multi.set(this.keys.syncSnapshot(syncId), snapshot);
-    await storeCall(() => multi.exec());
+  /** Keeps a held sync's record until it ends (what it read of its source is kept beside it). */
+  async saveHeld(syncId: string, held: unknown): Promise<void> {
+    await storeCall(() => this.redis.set(this.keys.syncHeld(syncId), JSON.stringify(held)));
   }
 
   async held<T>(syncId: string): Promise<T | undefined> {
@@ -188,10 +189,6 @@ export class SyncRecordStore {
       }
     }
     return undefined;
-  }
-
-  async snapshotPayload(syncId: string): Promise<string | undefined> {
-    return (await storeCall(() => this.redis.get(this.keys.syncSnapshot(syncId)))) ?? undefined;
   }
 
   async cancelRequested(syncId: string): Promise<boolean> {
@@ -238,6 +235,7 @@ function toRecord(jobId: string, hash: Record<string, string>): SyncRecord {
     allowEmpty: hash.allowEmpty === '1',
     ...(hash.source ? { source: hash.source } : {}),
     ...(hash.sourceUsers ? { sourceUsers: Number(hash.sourceUsers) } : {}),
+    ...(hash.staged === '1' ? { staged: true } : {}),
     outcomes: counters('c:'),
     requests: counters('r:'),
     cancelRequested: hash.cancel === '1',

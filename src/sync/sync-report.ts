@@ -1,9 +1,7 @@
 import { formatDeprovisionLimit } from '../config/schema.js';
-import type { ObservedGroup } from '../domain/group-diff.js';
-import type { SyncPlan } from '../domain/sync-plan.js';
-import type { ObservedUser } from '../domain/user-diff.js';
 import type { GuardSettings, SourceCount, Verdict } from './sync-guards.js';
 import type { SyncRecord } from './sync-record.store.js';
+import { MEMBERSHIP_SAMPLE, type PlanTally } from './plan-tally.js';
 
 /** What a sync did itself, before the runs it waited on: identities unchanged, listing requests. */
 export interface SummaryBase {
@@ -11,13 +9,12 @@ export interface SummaryBase {
   requests: Record<string, number>;
 }
 
-export function summaryBase(plan: SyncPlan, requests: Record<string, number>): SummaryBase {
-  return { unchanged: plan.counts.users.unchanged + plan.counts.groups.unchanged, requests: { ...requests } };
+export function summaryBase(tally: PlanTally, requests: Record<string, number>): SummaryBase {
+  return {
+    unchanged: tally.counts.users.unchanged + tally.counts.groups.unchanged,
+    requests: { ...requests },
+  };
 }
-
-const SAMPLE = 100;
-/** Groups, and members per group, shown of the membership removals. */
-const MEMBERSHIP_SAMPLE = 25;
 
 export interface ReportOptions {
   verdict: Verdict;
@@ -27,22 +24,25 @@ export interface ReportOptions {
   settings: GuardSettings;
 }
 
+/** Names of the target users a membership sample takes out of groups: source id and userName. */
+export type MemberNames = Map<string, { id?: string; userName?: string }>;
+
 /**
  * The plan as GET /admin/sync/{jobId} shows it: counts per kind, the removals by kind with names,
  * the guards' verdict (held, why, with the counts compared), and a sample of changes.
  */
-export function planReport(plan: SyncPlan, options: ReportOptions) {
+export function planReport(tally: PlanTally, options: ReportOptions, names: MemberNames = new Map()) {
   const { verdict, source, settings } = options;
   const total = (k: 'create' | 'update' | 'deprovision' | 'unchanged') =>
-    plan.counts.users[k] + plan.counts.groups[k];
+    tally.counts.users[k] + tally.counts.groups[k];
   return {
     create: total('create'),
     update: total('update'),
     deprovision: total('deprovision'),
     unchanged: total('unchanged'),
-    users: plan.counts.users,
-    groups: plan.counts.groups,
-    unmanagedUsers: plan.unmanagedUsers,
+    users: tally.counts.users,
+    groups: tally.counts.groups,
+    unmanagedUsers: tally.unmanagedUsers,
     deprovisionLimit: verdict.limit,
     deprovisionLimitSetting: formatDeprovisionLimit(settings.deprovisionLimit),
     held: verdict.held,
@@ -55,15 +55,9 @@ export function planReport(plan: SyncPlan, options: ReportOptions) {
       ...(verdict.shrunkBy === undefined ? {} : { shrunkByPercent: verdict.shrunkBy }),
       shrinkLimitPercent: settings.sourceShrinkLimit,
     },
-    removals: removalsReport(plan),
-    changes: plan.changes.slice(0, SAMPLE).map((c) => ({
-      kind: c.kind,
-      id: c.id,
-      action: c.action,
-      ...(c.targetId ? { targetId: c.targetId } : {}),
-      ...(c.attributes ? { attributes: c.attributes } : {}),
-    })),
-    changesOmitted: Math.max(0, plan.changes.length - SAMPLE),
+    removals: removalsReport(tally, names),
+    changes: tally.sample,
+    changesOmitted: Math.max(0, tally.totalChanges - tally.sample.length),
   };
 }
 
@@ -71,38 +65,21 @@ export function planReport(plan: SyncPlan, options: ReportOptions) {
  * What the run removes on the platform, by kind, named as the platform shows them: users it
  * deprovisions, groups it deletes, and members it takes out of groups (bounded samples, full counts).
  */
-export function removalsReport(plan: SyncPlan) {
-  const gone = (kind: 'user' | 'group') =>
-    plan.changes.filter((c) => c.kind === kind && c.action === 'deprovision');
-  const users = gone('user');
-  const groups = gone('group');
-  const memberships = plan.changes.filter((c) => c.removedMembers && c.removedMembers.length > 0);
+export function removalsReport(tally: PlanTally, names: MemberNames) {
   return {
-    users: {
-      total: users.length,
-      sample: users.slice(0, SAMPLE).map((c) => ({
-        id: c.id,
-        userName: (c.observed as ObservedUser | null)?.userName ?? null,
-      })),
-    },
-    groups: {
-      total: groups.length,
-      sample: groups.slice(0, SAMPLE).map((c) => ({
-        id: c.id,
-        displayName: (c.observed as ObservedGroup | null)?.displayName ?? null,
-      })),
-    },
+    users: tally.removedUsers,
+    groups: tally.removedGroups,
     memberships: {
-      total: memberships.reduce((sum, c) => sum + (c.removedMembers?.length ?? 0), 0),
-      groups: memberships.length,
-      sample: memberships.slice(0, MEMBERSHIP_SAMPLE).map((c) => ({
-        group: c.id,
-        displayName: (c.observed as ObservedGroup | null)?.displayName ?? null,
-        total: c.removedMembers?.length ?? 0,
-        removed: (c.removedMembers ?? []).slice(0, MEMBERSHIP_SAMPLE).map((m) => ({
-          id: m.id ?? null,
-          userName: m.userName ?? null,
-        })),
+      total: tally.memberships.total,
+      groups: tally.memberships.groups,
+      sample: tally.memberships.sample.map((group) => ({
+        group: group.group,
+        displayName: group.displayName,
+        total: group.total,
+        removed: group.removed.slice(0, MEMBERSHIP_SAMPLE).map((targetId) => {
+          const name = names.get(targetId);
+          return { id: name?.id ?? null, userName: name?.userName ?? null };
+        }),
       })),
     },
   };

@@ -2,8 +2,11 @@ import { randomBytes } from 'node:crypto';
 import { Queue } from 'bullmq';
 import { BridgeError } from '../domain/errors.js';
 import { recordedError } from './sync-error.js';
-import type { Snapshot } from '../domain/identity.js';
+import { invalidSnapshot } from '../domain/snapshot.js';
+import type { SnapshotSink } from '../domain/snapshot-sink.js';
 import type { RedisClient } from '../store/redis-connection.js';
+import { STAGING_TTL_MS, SyncStaging } from '../store/sync-staging.store.js';
+import { SourceStager } from './source-stager.js';
 import type { SyncRecord, SyncRecordStore } from './sync-record.store.js';
 import { approveJobId, newSyncId } from '../queue/job-ids.js';
 import { QUEUES } from '../queue/queue-names.js';
@@ -12,12 +15,18 @@ import type { SyncJobData, SyncJobName } from './sync-job.js';
 
 export interface StartRequest {
   dryRun: boolean;
-  /** A validated snapshot pushed with the request (replaces the desired state). */
-  snapshot?: Snapshot;
   trigger: 'admin' | 'cli' | 'demo' | 'schedule';
   /** The directory may really be empty: a source listing no users is not refused (SPEC §6, Guards). */
   allowEmpty?: boolean;
 }
+
+export type StartOptions = Pick<StartRequest, 'dryRun' | 'allowEmpty'>;
+
+/**
+ * Hands a pushed snapshot's items to the sink as the request body is read, and returns the
+ * request's options (an NDJSON body carries them on its first line).
+ */
+export type SnapshotFeed = (sink: SnapshotSink) => Promise<StartOptions>;
 
 /**
  * Starts, approves and cancels full reconciliations (SPEC §4, §6). Only one runs or waits for
@@ -28,7 +37,7 @@ export class SyncService {
   private readonly holder: ResilientQueue<Queue<SyncJobData, unknown, SyncJobName>>;
 
   constructor(
-    connection: RedisClient,
+    private readonly connection: RedisClient,
     queuePrefix: string,
     readonly records: SyncRecordStore,
   ) {
@@ -47,26 +56,48 @@ export class SyncService {
     return this.holder.current;
   }
 
+  /** Starts a sync of the directory source (or of the desired state); a running one's id if there is one. */
   async start(request: StartRequest): Promise<{ jobId: string; started: boolean }> {
     const syncId = newSyncId(this.records.clock.now(), randomBytes(4).toString('hex'));
-    const snapshot = request.snapshot ? JSON.stringify(request.snapshot) : undefined;
     const claim = await this.records.start(syncId, {
       dryRun: request.dryRun,
       trigger: request.trigger,
-      snapshot,
       allowEmpty: request.allowEmpty ?? false,
     });
-    if (!claim.started) {
-      if (request.snapshot) {
-        throw new BridgeError(
-          'conflict',
-          `Full reconciliation ${claim.syncId} is already running or held; try again when it ends`,
-        );
-      }
-      return { jobId: claim.syncId, started: false };
-    }
+    if (!claim.started) return { jobId: claim.syncId, started: false };
     await this.enqueueRun(syncId);
     return { jobId: syncId, started: true };
+  }
+
+  /**
+   * Starts a sync of a snapshot pushed with the request (SPEC §5.4, §6), staged in Redis as it is
+   * read (sync/source-stager.ts): refused with 409 naming the running sync before anything is read,
+   * and again when claiming the slot; refused with 400 listing the problems when invalid. A refused
+   * request leaves nothing behind: its staging is deleted and no record is created.
+   */
+  async startWithSnapshot(trigger: StartRequest['trigger'], feed: SnapshotFeed): Promise<{ jobId: string }> {
+    const running = await this.records.activeSyncId();
+    if (running) throw busy(running);
+    const syncId = newSyncId(this.records.clock.now(), randomBytes(4).toString('hex'));
+    const staging = new SyncStaging(this.connection, this.records.keys, syncId, STAGING_TTL_MS);
+    try {
+      const stager = new SourceStager(staging);
+      const options = await feed(stager);
+      const verdict = await stager.finish();
+      if (!verdict.ok) throw invalidSnapshot(verdict.total, verdict.problems);
+      const claim = await this.records.start(syncId, {
+        dryRun: options.dryRun,
+        trigger,
+        stagedUsers: verdict.counts.users,
+        allowEmpty: options.allowEmpty ?? false,
+      });
+      if (!claim.started) throw busy(claim.syncId);
+    } catch (error) {
+      await staging.drop('all').catch(() => undefined);
+      throw error;
+    }
+    await this.enqueueRun(syncId);
+    return { jobId: syncId };
   }
 
   /** Queues the run of a sync whose record exists (created here or by a scheduled job). */
@@ -164,4 +195,11 @@ export class SyncService {
   async close(): Promise<void> {
     await this.holder.close();
   }
+}
+
+function busy(syncId: string): BridgeError {
+  return new BridgeError(
+    'conflict',
+    `Full reconciliation ${syncId} is already running or held; try again when it ends`,
+  );
 }

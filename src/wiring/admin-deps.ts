@@ -1,5 +1,6 @@
 import type { AdminDeps } from '../admin/admin-routes.js';
 import type { Config } from '../config/schema.js';
+import type { PlatformReader } from './platform-reader.js';
 import type { StoreSide } from './store-side.js';
 
 /** What the admin feature needs, taken from the HTTP side's store connection. */
@@ -7,6 +8,7 @@ export function adminDeps(
   config: Config,
   store: StoreSide,
   token: () => string = () => config.inbound.adminToken,
+  platform?: PlatformReader,
 ): AdminDeps {
   return {
     config,
@@ -17,5 +19,7 @@ export function adminDeps(
     enqueue: (keys) => store.producer.enqueue(keys),
     queues: () => store.queues(),
     token,
+    clock: store.clock,
+    ...(platform ? { platform: (kind, targetId) => platform.read(kind, targetId) } : {}),
   };
 }

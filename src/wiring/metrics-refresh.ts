@@ -1,32 +1,36 @@
 import { setTargetHealth, type Metrics } from '../ops/metrics.js';
+import { ConflictStore } from '../store/conflicts.store.js';
 import { StatusQueries } from '../store/status.queries.js';
 import { SyncHistoryQueries } from '../store/sync-history.queries.js';
 import { queueDepthReader, QUEUE_STATES } from '../queue/queue-depths.js';
 import type { StoreSide } from './store-side.js';
 
 /**
- * Refreshes the gauges read from Redis before /metrics answers: queue depths, failures, the target's
- * health as the workers last saw it, and the time of the last completed full sync. Every process
- * exports the same values (the alert rules take the max over processes). When Redis cannot be read
- * the gauges keep their last values and the scrape still answers (process metrics stay useful;
- * /readyz tells that Redis is down).
+ * Refreshes the gauges read from Redis before /metrics answers: queue depths, failures, open
+ * conflicts by kind, the target's health as the workers last saw it, and the time of the last
+ * completed full sync. Every process exports the same values (the alert rules take the max over
+ * processes). When Redis cannot be read the gauges keep their last values and the scrape still
+ * answers (process metrics stay useful; /readyz tells that Redis is down).
  */
 export function metricsRefresher(metrics: Metrics, store: StoreSide): () => Promise<void> {
   const depths = queueDepthReader(() => store.queues());
   const counts = new StatusQueries(store.redis, store.keys);
   const history = new SyncHistoryQueries(store.redis, store.keys);
+  const conflicts = new ConflictStore(store.redis, store.keys);
   return async () => {
     try {
-      const [queues, failures, health, last] = await Promise.all([
+      const [queues, failures, health, last, open] = await Promise.all([
         depths(),
         counts.failureCount(),
         store.health.read(),
         history.lastFullSync(),
+        conflicts.openCounts(),
       ]);
       for (const [queue, depth] of Object.entries(queues)) {
         for (const state of QUEUE_STATES) metrics.queueJobs.set({ queue, state }, depth.counts[state] ?? 0);
       }
       metrics.failures.set(failures);
+      for (const [kind, count] of Object.entries(open)) metrics.conflicts.set({ kind }, count);
       setTargetHealth(metrics, health.state);
       if (last) metrics.lastFullSync.set(last.finishedAt / 1000);
     } catch {

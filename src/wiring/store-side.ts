@@ -1,5 +1,6 @@
 import type { Queue } from 'bullmq';
 import type { Config } from '../config/schema.js';
+import { directoryOwner } from '../domain/desired-change.js';
 import type { Logger } from '../ops/logger.js';
 import { OktaEventProducer } from '../queue/okta-events.producer.js';
 import { ReconcileProducer } from '../queue/reconcile.producer.js';
@@ -18,6 +19,7 @@ import {
 import { ReconcileStateStore } from '../store/reconcile-state.store.js';
 import { SyncRecordStore } from '../sync/sync-record.store.js';
 import { TargetHealthStore } from '../store/target-health.store.js';
+import { migrateOwnersAtStart } from './owner-migration.js';
 
 /** The desired state and its queue as one side of the bridge sees them, on one Redis connection. */
 export interface StoreSide {
@@ -54,7 +56,11 @@ export async function createStoreSide(config: Config, role: RedisRole, logger: L
     attempts: config.reconcile.attempts,
     queuePrefix: keys.queuePrefix(),
   });
-  const desired = new DesiredStateStore(redis, keys, clock);
+  // Writes that name no input (the full sync's) and identities stored before owners existed belong
+  // to the configured directory (SPEC §6, Ownership).
+  const directory = directoryOwner(config.directory.name);
+  const stopMigration = await migrateOwnersAtStart(redis, keys, directory, logger);
+  const desired = new DesiredStateStore(redis, keys, clock, directory);
   const api = new DesiredStateApi(desired);
   const syncs = new SyncService(redis, keys.queuePrefix(), new SyncRecordStore(redis, keys, clock));
   const oktaEvents = new OktaEventProducer(redis, { queuePrefix: keys.queuePrefix() });
@@ -71,6 +77,7 @@ export async function createStoreSide(config: Config, role: RedisRole, logger: L
     oktaEvents,
     queues: () => [producer.queue, syncs.queue, oktaEvents.queue],
     close: async () => {
+      stopMigration();
       clock.stop();
       await oktaEvents.close().catch(() => undefined);
       await producer.close().catch(() => undefined);

@@ -1,5 +1,5 @@
 import type { Worker } from 'bullmq';
-import type { Snapshot } from '../domain/identity.js';
+import type { SnapshotSource } from '../domain/snapshot-sink.js';
 import type { Config } from '../config/schema.js';
 import type { Logger } from '../ops/logger.js';
 import type { Metrics } from '../ops/metrics.js';
@@ -59,14 +59,14 @@ export async function startWorkerSide(
   config: Config,
   metrics: Metrics,
   logger: Logger,
-  options: { readSource?: () => Promise<Snapshot>; targetToken?: () => string } = {},
+  options: { source?: SnapshotSource; targetToken?: () => string } = {},
 ): Promise<WorkerSide> {
   const store = await createStoreSide(config, 'worker', logger);
   const target = createTargetClient(config, store, metrics, logger, options.targetToken);
   const health = new TargetHealth(store.health, metrics, logger, () => store.clock.now());
   const context: WorkerContext = { config, store, target, health, metrics, logger };
   const reconcileWorker = startReconcileWorkers(context);
-  const syncWorker = await startSyncWorkers(context, options.readSource);
+  const syncWorker = await startSyncWorkers(context, options.source);
   const okta = oktaDirectoryFromConfig(config);
   const oktaWorker = startOktaEventWorker(
     store.redis,
@@ -125,7 +125,7 @@ function startReconcileWorkers({ config, store, target, health, metrics, logger 
 
 function startSyncWorkers(
   { config, store, target, health, metrics, logger }: WorkerContext,
-  readSource: (() => Promise<Snapshot>) | undefined,
+  source: SnapshotSource | undefined,
 ) {
   return startSyncWorker(
     store.redis,
@@ -137,7 +137,7 @@ function startSyncWorkers(
       keys: store.keys,
       target,
       jobs: store.producer,
-      readSource,
+      ...(source ? { source } : {}),
       settings: {
         deprovision: config.reconcile.deprovision,
         deprovisionLimit: config.reconcile.deprovisionLimit,

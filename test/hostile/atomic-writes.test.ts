@@ -62,9 +62,10 @@ describe('writes are all or nothing', () => {
     });
     // What the TypeScript side would never send: index entries holding a lone surrogate's escape.
     const poisoned = { ...doc(bad, 'pb-x'), ix: '{"n":"pb\\ud800","e":[]}' };
-    const batch = { ops: [doc(good, `${good}@example.com`), poisoned] };
+    const batch = { owner: 'events', ops: [doc(good, `${good}@example.com`), poisoned] };
     const { keys: scriptKeys, families } = applyBatchKeys(keys, {
       forSync: false,
+      owner: 'events',
       targets: [
         { kind: 'user', id: good },
         { kind: 'user', id: bad },

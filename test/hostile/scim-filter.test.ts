@@ -102,8 +102,9 @@ describe('hostile SCIM filters', () => {
       user: { id: `bulk-${i}`, userName: `bulk-${i}@example.com`, active: true },
       extra: { title: i % 2 === 0 ? 'even' : 'odd' },
     }));
-    await scim.store.api.apply(users);
-    await scim.store.api.upsertGroup({
+    const pushed = scim.store.api.as('scim');
+    await pushed.apply(users);
+    await pushed.upsertGroup({
       id: 'bulk-group',
       displayName: 'Bulk',
       members: users.map((change) => change.user.id),

@@ -101,6 +101,23 @@ describe('admin API OpenAPI document', () => {
     await get(`/admin/sync/${started.body.jobId}`, '/admin/sync/{jobId}');
     await post('/admin/sync', '/admin/sync', { snapshot: { users: [{ id: 'x' }], groups: [] } });
     await post('/admin/sync', '/admin/sync', { unknown: true });
+    // A snapshot as NDJSON, read as a stream: a line that is no user is refused naming it.
+    const ndjson = async (text: string) =>
+      check(
+        'post',
+        '/admin/sync',
+        await fixture
+          .http()
+          .post('/admin/sync')
+          .set(auth)
+          .set('Content-Type', 'application/x-ndjson')
+          .send(text),
+      );
+    expect((await ndjson('{"options": {"dryRun": true}}\n{"user": {"id": "x"}}\n')).status).toBe(400);
+    const streamed = await ndjson(
+      `{"options": {"dryRun": true}}\n${JSON.stringify({ user: snapshotOf(1).users[0] })}\n`,
+    );
+    expect((await settledSync(fixture, streamed.body.jobId)).state).toBe('completed');
 
     // Two users fewer than the limit allows: held, approved; then held again and cancelled.
     const held = await post('/admin/sync', '/admin/sync', { snapshot: snapshotOf(2) });
@@ -144,6 +161,50 @@ describe('admin API OpenAPI document', () => {
     await get('/admin/identities/groups/Engineering', path);
     await get('/admin/identities/users/u-missing', path);
     await get('/admin/identities/robots/u1', path);
+    await get('/admin/status', '/admin/status');
+
+    // What the dashboard's views read: changes by page, the progress stream, the platform copy.
+    const changes = '/admin/sync/{jobId}/changes';
+    await get(`/admin/sync/${started.body.jobId}/changes?action=create&limit=2`, changes);
+    await get(`/admin/sync/${held.body.jobId}/changes`, changes);
+    await get(`/admin/sync/${started.body.jobId}/changes?limit=0`, changes);
+    await get('/admin/sync/sync-nothing-0/changes', changes);
+    const events = '/admin/sync/{jobId}/events';
+    await get('/admin/sync/sync-nothing-0/events', events);
+    const stream = await fixture.http().get(`/admin/sync/${started.body.jobId}/events`).set(auth).expect(200);
+    const [, data] = /^event: end\ndata: (.*)$/m.exec(stream.text) ?? [];
+    const progressEvent = ajv.compile({ $ref: 'openapi.json#/components/schemas/SyncProgressEvent' });
+    expect(progressEvent(JSON.parse(data ?? 'null')), ajv.errorsText(progressEvent.errors)).toBe(true);
+    expect(document.paths[events]?.get?.responses['200']).toBeDefined();
+    seen.add(`GET ${events}`);
+    const platform = '/admin/identities/{kind}/{key}/platform';
+    await get('/admin/identities/users/u1/platform', platform);
+    await get('/admin/identities/groups/Engineering/platform', platform);
+    await get('/admin/identities/users/bad/platform', platform);
+    await get('/admin/identities/users/u-missing/platform', platform);
+    await get('/admin/identities/robots/u1/platform', platform);
+    await fixture.target.faults.setOutage('refuse');
+    await get('/admin/identities/users/u1/platform', platform).finally(() =>
+      fixture.target.faults.setOutage(null),
+    );
+
+    // The conflict inbox: the IdP pushes a user whose userName the directory's user1 holds.
+    await fixture.engine.bridge.store.api
+      .as('scim')
+      .upsertUser({ id: 'scim-u1', userName: 'USER1@example.com', active: true });
+    const inbox = await get('/admin/conflicts', '/admin/conflicts');
+    const [open] = inbox.body.items as { id: string }[];
+    expect(open).toBeDefined();
+    await get('/admin/conflicts?status=all&limit=1', '/admin/conflicts');
+    await get('/admin/conflicts?status=closed', '/admin/conflicts');
+    const resolve = '/admin/conflicts/{id}/resolve';
+    await post(`/admin/conflicts/${open?.id}/resolve`, resolve, { action: 'ignore' });
+    await post(`/admin/conflicts/${open?.id}/resolve`, resolve, { action: 'ignore' });
+    await post(`/admin/conflicts/${open?.id}/resolve`, resolve, { action: 'ignore', targetId: 'x' });
+    await post('/admin/conflicts/c0123456789abcdef0123/resolve', resolve, { action: 'link' });
+    await get('/admin/identities/users/scim-u1', path);
+    await post(`/admin/conflicts/${open?.id}/resolve`, resolve, { action: 'link' });
+    await get('/admin/identities/users/user1@example.com', path);
     await get('/admin/status', '/admin/status');
 
     // Every route of the table was validated at least once.

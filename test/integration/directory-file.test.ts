@@ -7,6 +7,7 @@ import { loadConfig } from '../../src/config/load-config.js';
 import { isBridgeError, type BridgeError } from '../../src/domain/errors.js';
 import type { DirectorySource } from '../../src/sources/directory/create-directory-source.js';
 import { createDirectorySource } from '../../src/sources/directory/create-directory-source.js';
+import { FileDirectorySource } from '../../src/sources/directory/file.source.js';
 
 /** The file source on real files in a temporary directory; and the demo directory, read by it. */
 
@@ -167,5 +168,76 @@ describe('config/demo-directory.json', () => {
     expect(names.some((n) => n.includes('"') && n.includes('\\'))).toBe(true);
     expect(snapshot.users.some((u) => u.userName.split('@')[0]?.includes('+'))).toBe(true);
     expect(snapshot.users.filter((u) => !u.active).length).toBeGreaterThanOrEqual(1);
+  });
+});
+
+describe('file source, read as a stream in chunks of any size', () => {
+  const write = (name: string, text: string) => {
+    const path = join(dir, name);
+    writeFileSync(path, text);
+    return path;
+  };
+  const JOSE = {
+    id: 'u-2',
+    userName: 'josé@example.com',
+    name: { givenName: 'José "Pepe"', familyName: 'Núñez \\ Ω' },
+    emails: [{ value: 'josé@example.com', primary: true }],
+  };
+
+  it('reads items split across chunks, multi-byte characters and escapes included', async () => {
+    const text = JSON.stringify(
+      {
+        groups: [{ id: 'g-1', displayName: 'Zoë "Ω" \\ Ångström', members: ['u-1', 'u-2'] }],
+        note: { of: ['the', 'export', { nested: [1, 2, '}]'] }] },
+        users: [ADA, JOSE],
+      },
+      null,
+      2,
+    );
+    const path = write('chunks.json', `\uFEFF${text}`);
+    const whole = await fileSource(path).read();
+    expect(whole.users.map((u) => u.name?.familyName)).toEqual(['Lovelace', 'Núñez \\ Ω']);
+    for (const highWaterMark of [1, 2, 3, 5, 7, 64])
+      expect(await new FileDirectorySource(path, { highWaterMark }).read()).toEqual(whole);
+  });
+
+  it('reads NDJSON, by its extension or by its first line, in any chunk size', async () => {
+    const lines = [
+      { user: ADA },
+      { group: { id: 'g-1', displayName: 'G', members: ['u-1', 'u-2'] } },
+      { user: JOSE },
+    ];
+    const text = `${lines.map((l) => JSON.stringify(l)).join('\r\n')}\n\n`;
+    const expected = await fileSource(write('lines.ndjson', text)).read();
+    expect(expected.users.map((u) => u.id)).toEqual(['u-1', 'u-2']);
+    expect(expected.groups[0]?.members).toEqual(['u-1', 'u-2']);
+    const sniffed = write('export.txt', text);
+    for (const highWaterMark of [1, 4, 64])
+      expect(await new FileDirectorySource(sniffed, { highWaterMark }).read()).toEqual(expected);
+  });
+
+  it('names what is wrong in an NDJSON file by line', async () => {
+    const text = `${JSON.stringify({ user: ADA })}\n${JSON.stringify({ user: { id: 'u-9' } })}\n{"user": }\n`;
+    const invalid = await readError(new FileDirectorySource(write('bad.ndjson', text), { highWaterMark: 3 }));
+    expect(invalid).toMatchObject({ code: 'source_invalid' });
+    expect(invalid.message).toMatch(/is not a snapshot: line 3: not JSON/);
+    const items = `${JSON.stringify({ user: ADA })}\n${JSON.stringify({ user: { id: 'u-9' } })}\n`;
+    const problems = await readError(fileSource(write('items.ndjson', items)));
+    expect(problems.problems).toEqual(['line 2: users[1].userName: required']);
+  });
+
+  it('names malformed JSON by the item or byte whatever the chunk size', async () => {
+    const path = write(
+      'broken.json',
+      '{"users": [{"id": "u-1", "userName": "a@example.com"}, {"id": }], "groups": []}',
+    );
+    for (const highWaterMark of [1, 3, 64]) {
+      const error = await readError(new FileDirectorySource(path, { highWaterMark }));
+      expect(error.message).toMatch(/is not JSON: users\[1\]: /);
+    }
+    const trailing = write('trailing.json', '{"users": [], "groups": []} []');
+    expect((await readError(new FileDirectorySource(trailing, { highWaterMark: 2 }))).message).toMatch(
+      /expected the end of the file at byte 28/,
+    );
   });
 });

@@ -214,7 +214,10 @@ describe('full reconciliation', () => {
     expect(await engine.bridge.store.desired.getUser('u9')).toBeDefined();
     expect((await engine.bridge.store.desired.getGroup('g0'))?.members).toHaveLength(5);
     const { redis, keys } = engine.bridge.store;
-    expect(await redis.exists(keys.syncHeld(held.jobId), keys.syncSnapshot(held.jobId))).toBe(0);
+    const work = ['src:u:ids', 'src:u:order', 'src:u:docs', 'removals'] as const;
+    expect(
+      await redis.exists(keys.syncHeld(held.jobId), ...work.map((p) => keys.syncWork(held.jobId, p))),
+    ).toBe(0);
     const next = await http().post('/admin/sync').set(auth).send({ dryRun: true }).expect(202);
     expect(next.body.jobId).not.toBe(held.jobId);
   });

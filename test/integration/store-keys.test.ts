@@ -1,7 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { IdentityKind } from '../../src/domain/identity.js';
 import { createRequestGate } from '../../src/platform/request-gate.js';
-import { loadAllIdentities } from '../../src/store/desired-state.bulk.js';
+import { parseStoredUser } from '../../src/domain/canonical.js';
+import { memberTargets, notInSource, readChunk } from '../../src/store/desired-state.bulk.js';
+import { SyncListing } from '../../src/store/sync-listing.store.js';
+import { SyncStaging } from '../../src/store/sync-staging.store.js';
 import { DesiredStateStore } from '../../src/store/desired-state.store.js';
 import { familyKey, type KeyFamily, type Keys } from '../../src/store/keys.js';
 import { ReconcileStateStore } from '../../src/store/reconcile-state.store.js';
@@ -22,13 +25,22 @@ function alternateKeys(tag: string): Keys {
     members: { stem: `${tag}/teams/members/`, suffix: '' },
     sync: { stem: `${tag}/syncs/`, suffix: '/record' },
     syncPending: { stem: `${tag}/syncs/`, suffix: '/waiting' },
+    conflict: { stem: `${tag}/conflicts/`, suffix: '/record' },
   };
+  const perKind = (part: string) => (kind: IdentityKind) => ({
+    stem: `${tag}/${kindPart(kind)}/${part}/`,
+    suffix: '/x',
+  });
+  const identity = perKind('state');
+  const doc = perKind('desired');
+  const log = perKind('log');
+  const owned = perKind('owned-by');
   return {
     prefix: tag,
-    identity: (kind, id) => `${tag}/${kindPart(kind)}/state/${id}`,
-    doc: (kind, id) => `${tag}/${kindPart(kind)}/desired/${id}`,
+    identity: (kind, id) => familyKey(identity(kind), id),
+    doc: (kind, id) => familyKey(doc(kind), id),
     extra: (kind, id) => `${tag}/${kindPart(kind)}/extra/${id}`,
-    history: (kind, id) => `${tag}/${kindPart(kind)}/log/${id}`,
+    history: (kind, id) => familyKey(log(kind), id),
     members: (groupId) => familyKey(families.members, groupId),
     membersFamily: () => families.members,
     memberOf: () => `${tag}/memberships`,
@@ -40,6 +52,21 @@ function alternateKeys(tag: string): Keys {
     emailIndex: () => `${tag}/people/by-email`,
     managed: (kind) => `${tag}/${kindPart(kind)}/managed`,
     targetIdIndex: (kind) => `${tag}/${kindPart(kind)}/by-target-id`,
+    parkedNameIndex: (kind) => `${tag}/${kindPart(kind)}/parked-by-name`,
+    parkedExternalIdIndex: (kind) => `${tag}/${kindPart(kind)}/parked-by-external-id`,
+    owned: (kind, owner) => familyKey(owned(kind), owner),
+    ownedFamily: owned,
+    identityFamily: identity,
+    docFamily: doc,
+    historyFamily: log,
+    owners: () => `${tag}/owners`,
+    conflict: (conflictId) => familyKey(families.conflict, conflictId),
+    conflictFamily: () => families.conflict,
+    conflictsOpen: () => `${tag}/conflicts-open`,
+    conflictsIgnored: () => `${tag}/conflicts-ignored`,
+    conflictsAll: () => `${tag}/conflicts-all`,
+    conflictKinds: () => `${tag}/conflict-kinds`,
+    ownersMigration: () => `${tag}/migrated-owners`,
     dirty: () => `${tag}/outbox`,
     dirtyForSync: () => `${tag}/outbox-of-sync`,
     failures: () => `${tag}/failed`,
@@ -48,7 +75,7 @@ function alternateKeys(tag: string): Keys {
     sync: (syncId) => familyKey(families.sync, syncId),
     syncPending: (syncId) => familyKey(families.syncPending, syncId),
     syncHeld: (syncId) => `${tag}/syncs/${syncId}/held`,
-    syncSnapshot: (syncId) => `${tag}/syncs/${syncId}/snapshot`,
+    syncWork: (syncId, part) => `${tag}/syncs/${syncId}/work/${part}`,
     syncFamily: () => families.sync,
     syncPendingFamily: () => families.syncPending,
     syncActive: () => `${tag}/sync-active`,
@@ -118,6 +145,36 @@ describe('the Lua scripts', () => {
     active: true,
   });
 
+  /** A sync's staging, listing index and plan reads, under the alternate layout. */
+  async function stagedSync(syncId: string) {
+    const staging = new SyncStaging(redis, keys, syncId);
+    expect(await staging.record('users', [{ ref: { index: 0 }, id: 'a', name: 'a@example.com' }])).toEqual([
+      {},
+    ]);
+    expect(await staging.stage('user', [user('a'), { ...user('b'), active: false }])).toBe(1);
+    await staging.defer([{ group: { index: 0 }, position: 0, member: 'z' }]);
+    await staging.remember('userdn', [['dn-a', 'a']]);
+    expect(await staging.recall('userdn', ['dn-a'])).toEqual(['a']);
+    await staging.expire(0);
+    const listing = new SyncListing(redis, keys, syncId);
+    const listed = { id: 'T-x', userName: 'a@example.com', externalId: 'a', active: true };
+    expect(await listing.indexPage('user', [listed])).toEqual({ added: 1, addedManaged: 0 });
+    const { lists } = await listing.candidates('user', [{ externalId: 'a', name: 'a@example.com' }]);
+    expect(lists[0]?.[1]?.resource).toMatchObject({ id: 'T-x' });
+    expect(await listing.claim('user', ['T-x'])).toBe(1);
+    const recorded = await listing.candidates('user', [{ targetId: 'T-x', externalId: 'a', name: 'a' }]);
+    expect(recorded.lists[0]?.[0]).toMatchObject({ claimed: true });
+    const source = { key: staging.key('src:u:ids'), mode: 'h' as const };
+    expect(await memberTargets(redis, keys, source, staging.key('matched'), ['a', 'nobody'])).toEqual([
+      '',
+      undefined,
+    ]);
+    const removals = staging.key('removals');
+    expect(await notInSource(redis, keys, 'user', source, { phase: 'all', ids: ['a'], removals })).toEqual(
+      [],
+    );
+  }
+
   it('work on the keys handed in, whatever their layout', async () => {
     const events = { source: 'test', ids: ['e-1'], ttlSeconds: 60 };
     const first = await desired.apply(
@@ -136,9 +193,10 @@ describe('the Lua scripts', () => {
       (await desired.apply([{ op: 'deleteUser', id: 'b', eventIndex: 0 }], { events })).duplicates,
     ).toEqual(['e-1']);
 
-    expect((await syncs.start('s-1', { dryRun: false, trigger: 'admin', snapshot: '{}' })).started).toBe(
+    expect((await syncs.start('s-1', { dryRun: false, trigger: 'admin', stagedUsers: 1 })).started).toBe(
       true,
     );
+    await stagedSync('s-1');
     await syncs.addPending('s-1', [{ kind: 'user', id: 'a' }]);
     await desired.apply([{ op: 'upsertUser', user: { ...user('a'), active: false } }], { forSync: true });
     await state.markCreating('user', 'a', 'ext-a');
@@ -159,15 +217,17 @@ describe('the Lua scripts', () => {
     // The run was reported to the active sync, whose keys the script found through their families.
     expect(await syncs.get('s-1')).toMatchObject({ outcomes: { 'user:updated': 1 }, requests: { PATCH: 1 } });
     expect(await syncs.pendingCount('s-1')).toBe(0);
-    expect(await syncs.snapshotPayload('s-1')).toBe('{}');
+    expect(await syncs.get('s-1')).toMatchObject({ source: 'snapshot', sourceUsers: 1, staged: true });
     expect(await syncs.finishIf('s-1', ['running'], 'completed', {})).toBe(false);
     await syncs.finish('s-1', 'completed', { summary: {} });
     expect(await syncs.activeSyncId()).toBeUndefined();
 
-    const users = await loadAllIdentities(redis, keys, 'user', { parse: true });
-    const groups = await loadAllIdentities(redis, keys, 'group', { parse: true });
-    expect(users.get('a')).toMatchObject({ targetId: 'T-a', managed: true, desired: { active: false } });
-    expect(groups.get('g')).toMatchObject({ targetId: 'T-g', members: ['a', 'b'] });
+    const docs = keys.syncWork('s-1', 'src:u:docs');
+    const [a] = await readChunk(redis, keys, 'user', docs, ['a']);
+    expect(a).toMatchObject({ known: { targetId: 'T-a', managed: true }, staged: false });
+    expect(parseStoredUser('a', a?.json ?? '')).toMatchObject({ active: false });
+    const [g] = await readChunk(redis, keys, 'group', keys.syncWork('s-1', 'src:g:docs'), ['g']);
+    expect(g).toMatchObject({ known: { targetId: 'T-g' }, members: ['a', 'b'] });
 
     // A deleted user leaves the groups the script finds in the membership index.
     await desired.apply([{ op: 'deleteUser', id: 'a' }]);

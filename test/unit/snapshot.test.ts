@@ -2,11 +2,11 @@ import { describe, expect, it } from 'vitest';
 import { isBridgeError } from '../../src/domain/errors.js';
 import { checkSnapshot, MAX_LISTED_PROBLEMS, validateSnapshot } from '../../src/domain/snapshot.js';
 
-/** Snapshot validation (SPEC §5.4): pure, no I/O. */
+/** Snapshot validation (SPEC §5.4) of a snapshot held in memory: pure, no I/O. */
 
-function problemsOf(input: unknown): readonly string[] {
+async function problemsOf(input: unknown): Promise<readonly string[]> {
   try {
-    validateSnapshot(input);
+    await validateSnapshot(input);
   } catch (error) {
     if (isBridgeError(error, 'invalid_input')) return error.problems;
     throw error;
@@ -17,8 +17,8 @@ function problemsOf(input: unknown): readonly string[] {
 const user = (id: string, userName = `${id}@example.com`) => ({ id, userName });
 
 describe('validateSnapshot', () => {
-  it('returns the snapshot in the store form: defaults filled in, unknown and null attributes dropped', () => {
-    const snapshot = validateSnapshot({
+  it('returns the snapshot in the store form: defaults filled in, unknown and null attributes dropped', async () => {
+    const snapshot = await validateSnapshot({
       users: [
         {
           id: 'u-1',
@@ -55,9 +55,9 @@ describe('validateSnapshot', () => {
     expect(Object.keys(snapshot.users[0] ?? {})).not.toContain('externalId');
   });
 
-  it('refuses with code invalid_input, status 400 and a message counting the problems', () => {
+  it('refuses with code invalid_input, status 400 and a message counting the problems', async () => {
     try {
-      validateSnapshot({ users: [{ id: 'u-1' }], groups: [] });
+      await validateSnapshot({ users: [{ id: 'u-1' }], groups: [] });
       expect.unreachable();
     } catch (error) {
       expect(isBridgeError(error, 'invalid_input')).toBe(true);
@@ -65,9 +65,9 @@ describe('validateSnapshot', () => {
     }
   });
 
-  it('names each missing, mistyped or empty attribute by path', () => {
+  it('names each missing, mistyped or empty attribute by path', async () => {
     expect(
-      problemsOf({
+      await problemsOf({
         users: [
           { userName: 'a@example.com' },
           { id: 7, userName: '  ', name: 'Ada', emails: {}, active: 'yes' },
@@ -92,15 +92,15 @@ describe('validateSnapshot', () => {
     ]);
   });
 
-  it('names the top level when it is not a snapshot', () => {
-    expect(problemsOf(null)).toEqual(['snapshot: not an object']);
-    expect(problemsOf([])).toEqual(['snapshot: not an object']);
-    expect(problemsOf({ users: {} })).toEqual(['users: not an array', 'groups: required']);
+  it('names the top level when it is not a snapshot', async () => {
+    expect(await problemsOf(null)).toEqual(['snapshot: not an object']);
+    expect(await problemsOf([])).toEqual(['snapshot: not an object']);
+    expect(await problemsOf({ users: {} })).toEqual(['users: not an array', 'groups: required']);
   });
 
-  it('finds duplicate user ids, and userNames without regard to case', () => {
+  it('finds duplicate user ids, and userNames without regard to case', async () => {
     expect(
-      problemsOf({
+      await problemsOf({
         users: [
           user('u-1', 'Ada@Example.com'),
           user('u-2'),
@@ -115,15 +115,15 @@ describe('validateSnapshot', () => {
     ]);
   });
 
-  it('treats ids as exact: u-1 and U-1 are two users', () => {
+  it('treats ids as exact: u-1 and U-1 are two users', async () => {
     expect(
-      validateSnapshot({ users: [user('u-1'), user('U-1', 'other@example.com')], groups: [] }).users,
+      (await validateSnapshot({ users: [user('u-1'), user('U-1', 'other@example.com')], groups: [] })).users,
     ).toHaveLength(2);
   });
 
-  it('finds duplicate group ids and displayNames, and members that are no user of the snapshot', () => {
+  it('finds duplicate group ids and displayNames, and members that are no user of the snapshot', async () => {
     expect(
-      problemsOf({
+      await problemsOf({
         users: [user('u-1'), user('u-2')],
         groups: [
           { id: 'g-1', displayName: 'Engineering', members: ['u-1', 'u-99', 'u-2', 'u-"3"'] },
@@ -139,9 +139,9 @@ describe('validateSnapshot', () => {
     ]);
   });
 
-  it('finds identities that would share an externalId on the target', () => {
+  it('finds identities that would share an externalId on the target', async () => {
     expect(
-      problemsOf({
+      await problemsOf({
         users: [
           user('u-1'),
           { ...user('u-2'), externalId: 'u-1' },
@@ -160,37 +160,37 @@ describe('validateSnapshot', () => {
     ]);
   });
 
-  it('allows one primary e-mail only (RFC 7643 §2.4)', () => {
+  it('allows one primary e-mail only (RFC 7643 §2.4)', async () => {
     const emails = [
       { value: 'a@example.com', primary: true },
       { value: 'b@example.com', primary: false },
       { value: 'c@example.com', primary: true },
     ];
-    expect(problemsOf({ users: [{ ...user('u-1'), emails }], groups: [] })).toEqual([
+    expect(await problemsOf({ users: [{ ...user('u-1'), emails }], groups: [] })).toEqual([
       'users[0].emails[2].primary: a second primary e-mail',
     ]);
   });
 
-  it('still checks the rules across items when some items are malformed', () => {
+  it('still checks the rules across items when some items are malformed', async () => {
     expect(
-      problemsOf({
+      await problemsOf({
         users: [user('u-1'), { id: 'u-1', userName: 'b@example.com', active: 'no' }],
         groups: [],
       }),
     ).toEqual(['users[1].active: not true or false', 'users[1].id: duplicate of users[0]']);
   });
 
-  it(`lists the first ${MAX_LISTED_PROBLEMS} problems and then the total`, () => {
+  it(`lists the first ${MAX_LISTED_PROBLEMS} problems and then the total`, async () => {
     const users = Array.from({ length: 250 }, (_, n) => ({ id: `u-${n}` }));
-    const problems = problemsOf({ users, groups: [] });
+    const problems = await problemsOf({ users, groups: [] });
     expect(problems).toHaveLength(MAX_LISTED_PROBLEMS + 1);
     expect(problems[0]).toBe('users[0].userName: required');
     expect(problems.at(-1)).toBe('… and 150 more (250 problems in total)');
-    const check = checkSnapshot({ users, groups: [] });
+    const check = await checkSnapshot({ users, groups: [] });
     expect(check.ok ? 0 : check.total).toBe(250);
   });
 
-  it('validates 100,000 users and their memberships in linear time', () => {
+  it('validates 100,000 users and their memberships in linear time', async () => {
     const users = Array.from({ length: 100_000 }, (_, n) => ({
       id: `u-${n}`,
       userName: `user${n}@example.com`,
@@ -203,7 +203,7 @@ describe('validateSnapshot', () => {
       members: Array.from({ length: 1000 }, (_, k) => `u-${g * 1000 + k}`),
     }));
     const started = performance.now();
-    const snapshot = validateSnapshot({ users, groups });
+    const snapshot = await validateSnapshot({ users, groups });
     const elapsed = performance.now() - started;
     expect(snapshot.users).toHaveLength(100_000);
     // Seconds, not minutes: generous for a loaded 2-core machine, far below a quadratic pass.

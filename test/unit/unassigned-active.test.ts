@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { canonicalUserJson, parseStoredUser } from '../../src/domain/canonical.js';
 import type { DesiredUser } from '../../src/domain/identity.js';
-import { planSync } from '../../src/domain/sync-plan.js';
+import { pickMatch, planUser } from '../../src/domain/sync-plan.js';
 import { diffUser, userBody, type ObservedUser } from '../../src/domain/user-diff.js';
 
 // Pure: a desired user whose `active` is unassigned (RFC 7643 §2.5; a SCIM PATCH removed it,
@@ -46,16 +46,10 @@ describe('an unassigned active', () => {
   });
 
   it('plans no update of a disabled account in a full sync', () => {
-    const plan = planSync({
-      users: [unassigned],
-      groups: [],
-      knownUsers: new Map([['u-1', { targetId: 't-1', managed: true }]]),
-      knownGroups: new Map(),
-      targetUsers: [disabled],
-      targetGroups: [],
-      deprovision: 'deactivate',
+    const found = pickMatch([{ resource: disabled, claimed: false }], new Set());
+    expect(planUser(unassigned, { targetId: 't-1', managed: true }, found)).toEqual({
+      counted: 'unchanged',
+      matched: 't-1',
     });
-    expect(plan.counts.users).toEqual({ create: 0, update: 0, deprovision: 0, unchanged: 1 });
-    expect(plan.changes).toEqual([]);
   });
 });

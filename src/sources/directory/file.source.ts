@@ -1,66 +1,114 @@
-import { readFile } from 'node:fs/promises';
-import { BridgeError } from '../../domain/errors.js';
+import { createReadStream } from 'node:fs';
+import { open } from 'node:fs/promises';
+import { BridgeError, isBridgeError } from '../../domain/errors.js';
 import type { Snapshot } from '../../domain/identity.js';
-import { checkSnapshot, countProblems, type SnapshotCheck } from '../../domain/snapshot.js';
+import { feedNdjson, looksLikeNdjson } from '../../domain/snapshot-ndjson.js';
+import type { SnapshotSink } from '../../domain/snapshot-sink.js';
+import { splitLines } from '../../domain/text-lines.js';
+import { collectSnapshot } from './collect-snapshot.js';
 import type { DirectorySource, ReadOptions } from './directory-source.js';
-import { JsonSyntaxError, readSnapshotBytes } from './json-snapshot-reader.js';
+import { JsonSyntaxError, readJsonSnapshot } from './json-snapshot-stream.js';
 
 /**
- * The `file` directory source: a JSON snapshot file (SPEC §5.4) read again at every full sync, so
- * that whatever writes it (an HR export, a script) only has to replace it — preferably by writing a
- * new file and renaming it over the old one, so that a sync never reads half a file. The file is
- * read item by item (json-snapshot-reader.ts): 100,000 users take about the file's size plus the
- * snapshot itself.
+ * The `file` directory source: a snapshot file (SPEC §5.4) read again at every full sync, so that
+ * whatever writes it (an HR export, a script) only has to replace it — preferably by writing a new
+ * file and renaming it over the old one, so that a sync never reads half a file. Two forms: a JSON
+ * snapshot document, or NDJSON (one `{"user": …}` or `{"group": …}` per line) — by the extension
+ * `.ndjson` / `.jsonl`, else by the first line. Either is read as a stream, item by item.
  */
+
+export type SnapshotFileFormat = 'json' | 'ndjson';
+
+/** The longest NDJSON line read: a group of 100,000 members fits. */
+export const MAX_LINE_BYTES = 64 << 20;
+
+export interface FileSourceOptions {
+  /** Bytes read at a time (tests make it tiny, so items span chunks). */
+  highWaterMark?: number;
+}
+
 export class FileDirectorySource implements DirectorySource {
   readonly kind = 'file';
 
-  constructor(private readonly path: string) {}
+  constructor(
+    private readonly path: string,
+    private readonly options: FileSourceOptions = {},
+  ) {}
 
-  async read(options: ReadOptions = {}): Promise<Snapshot> {
-    const { signal } = options;
-    signal?.throwIfAborted();
-    const result = this.check(await this.load(signal));
-    signal?.throwIfAborted();
-    if (result.ok) return result.snapshot;
-    throw new BridgeError(
-      'source_invalid',
-      `${this.label} gave an invalid snapshot: ${countProblems(result.total)}`,
-      {
-        problems: result.problems,
-      },
-    );
-  }
-
-  private get label(): string {
+  get label(): string {
     return `The directory file ${this.path}`;
   }
 
-  private async load(signal: AbortSignal | undefined): Promise<Buffer> {
+  read(options: ReadOptions = {}): Promise<Snapshot> {
+    return collectSnapshot(this, options);
+  }
+
+  async stream(sink: SnapshotSink, options: ReadOptions = {}): Promise<void> {
+    const { signal } = options;
+    signal?.throwIfAborted();
     try {
-      return await readFile(this.path, { signal });
+      const format = await snapshotFileFormat(this.path);
+      const chunks = createReadStream(this.path, {
+        signal,
+        ...(this.options.highWaterMark === undefined ? {} : { highWaterMark: this.options.highWaterMark }),
+      });
+      if (format === 'ndjson') await feedNdjson(splitLines(chunks, MAX_LINE_BYTES), sink);
+      else
+        await readJsonSnapshot(chunks, {
+          items: (kind, items) => sink.add(kind, items),
+          problem: sink.problem,
+        });
     } catch (error) {
-      if (signal?.aborted === true) throw signal.reason;
-      throw new BridgeError(
-        'source_unavailable',
-        `Cannot read the directory file ${this.path}: ${reason(error)}`,
+      throw this.failure(error, signal);
+    }
+  }
+
+  private failure(error: unknown, signal: AbortSignal | undefined): unknown {
+    if (signal?.aborted === true) return signal.reason;
+    if (error instanceof JsonSyntaxError) {
+      return new BridgeError('source_invalid', `${this.label} is not JSON: ${error.message}`, {
+        problems: [`snapshot: not JSON (${error.message})`],
+        cause: error,
+      });
+    }
+    if (isBridgeError(error, 'invalid_input')) {
+      return new BridgeError(
+        'source_invalid',
+        `${this.label} is not a snapshot: ${error.problems[0] ?? error.message}`,
         {
+          problems: [...error.problems],
           cause: error,
         },
       );
     }
+    if (error instanceof BridgeError) return error;
+    return new BridgeError(
+      'source_unavailable',
+      `Cannot read the directory file ${this.path}: ${reason(error)}`,
+      {
+        cause: error,
+      },
+    );
   }
+}
 
-  private check(bytes: Buffer): SnapshotCheck {
-    try {
-      // Not an object at the top: small or wrong, so parsed whole for the usual problem list.
-      return readSnapshotBytes(bytes) ?? checkSnapshot(JSON.parse(bytes.toString('utf8')) as unknown);
-    } catch (error) {
-      if (!(error instanceof JsonSyntaxError || error instanceof SyntaxError)) throw error;
-      throw new BridgeError('source_invalid', `${this.label} is not JSON: ${error.message}`, {
-        problems: [`snapshot: not JSON (${error.message})`],
-      });
-    }
+/**
+ * JSON or NDJSON: `.ndjson` and `.jsonl` are NDJSON, `.json` is JSON; otherwise NDJSON when the
+ * first line is a whole `{"user": …}`, `{"group": …}` or `{"options": …}` object.
+ */
+export async function snapshotFileFormat(path: string): Promise<SnapshotFileFormat> {
+  const lower = path.toLowerCase();
+  if (lower.endsWith('.ndjson') || lower.endsWith('.jsonl')) return 'ndjson';
+  if (lower.endsWith('.json')) return 'json';
+  const file = await open(path, 'r');
+  try {
+    const head = Buffer.alloc(64 * 1024);
+    const { bytesRead } = await file.read(head, 0, head.length, 0);
+    const text = head.toString('utf8', 0, bytesRead).replace(/^\uFEFF/, '');
+    const end = text.indexOf('\n');
+    return looksLikeNdjson(end === -1 ? text : text.slice(0, end)) ? 'ndjson' : 'json';
+  } finally {
+    await file.close();
   }
 }
 

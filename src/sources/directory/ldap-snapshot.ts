@@ -1,66 +1,109 @@
+import { SOURCE_BATCH, type SnapshotSink } from '../../domain/snapshot-sink.js';
 import { dnKey } from './ldap-dn.js';
 import { mapGroup, mapUser, type GroupMap, type MappedGroup, type UserMap } from './ldap-entries.js';
 import type { EntryValues } from './ldap-values.js';
 import { flattenMembers } from './nested-groups.js';
-import type { ItemLabels } from './source-snapshot.js';
+
+/** The sink's scratch table of users by DN: the DN's comparison key (ldap-dn.ts) → the user's id. */
+const USERS_BY_DN = 'userdn';
+const RESOLVE_BATCH = 5000;
 
 /**
- * Builds a snapshot from LDAP entries as they arrive, keeping only what the snapshot needs. Group
- * members are DNs: those of users in scope become user ids, those of groups in scope are flattened
- * (nested groups, cycles cut), the rest — entries outside the user base or filter, contacts,
- * computers, groups out of scope — are dropped.
+ * An LDAP directory as a stream of snapshot items (domain/snapshot-sink.ts). Users go to the sink
+ * page by page, named by their DN in problems, and each DN is remembered in the sink's scratch
+ * table (kept in Redis by a sync), so that group members — DNs — find their ids without the process
+ * holding every user. Groups are held until all are read, with their member DNs (groups are a few
+ * percent of a directory: this graph is what the process holds): members that are users in scope
+ * become user ids, those that are groups in scope are flattened (nested groups, cycles cut), the
+ * rest — entries outside the user base or filter, contacts, computers, groups out of scope — are
+ * dropped.
  */
-export class LdapSnapshotBuilder {
-  private readonly users: Record<string, unknown>[] = [];
-  private readonly userDns: string[] = [];
-  private readonly userIds = new Map<string, string>();
-  private readonly groups: MappedGroup[] = [];
-  private readonly groupDns: string[] = [];
-  /** DNs of entries left out because they have no id or no userName / displayName. */
+export class LdapSnapshotStream {
+  private readonly groups: { group: MappedGroup; dn: string }[] = [];
+  /** DNs of entries left out because they have no id or no userName / displayName (the first few). */
   readonly skipped: string[] = [];
+  skippedCount = 0;
   droppedMembers = 0;
+  users = 0;
 
   constructor(
+    private readonly sink: SnapshotSink,
     private readonly userMap: UserMap,
     private readonly groupMap: GroupMap,
   ) {}
 
-  addUser(entry: EntryValues): void {
-    const user = mapUser(entry, this.userMap);
-    if (user === undefined) {
-      this.skipped.push(entry.dn);
-      return;
+  async addUsers(entries: readonly EntryValues[]): Promise<void> {
+    const items: Record<string, unknown>[] = [];
+    const origins: { label: string }[] = [];
+    const byDn: [string, string][] = [];
+    for (const entry of entries) {
+      const user = mapUser(entry, this.userMap);
+      if (user === undefined) {
+        this.skip(entry.dn);
+        continue;
+      }
+      items.push(user);
+      origins.push({ label: entry.dn });
+      byDn.push([dnKey(entry.dn), String(user.id)]);
     }
-    this.users.push(user);
-    this.userDns.push(entry.dn);
-    const key = dnKey(entry.dn);
-    if (!this.userIds.has(key)) this.userIds.set(key, String(user.id));
+    this.users += items.length;
+    if (items.length === 0) return;
+    await this.sink.add('users', items, origins);
+    await this.sink.remember(USERS_BY_DN, byDn);
   }
 
+  /** Holds a group entry; returns it mapped (its member ranges may still have to be read). */
   addGroup(entry: EntryValues): MappedGroup | undefined {
     const group = mapGroup(entry, this.groupMap);
     if (group === undefined) {
-      this.skipped.push(entry.dn);
+      this.skip(entry.dn);
       return undefined;
     }
-    this.groups.push(group);
-    this.groupDns.push(entry.dn);
+    this.groups.push({ group, dn: entry.dn });
     return group;
   }
 
-  /** The snapshot to validate, and the DN of each item to name it by in problems. */
-  build(): { snapshot: { users: unknown[]; groups: unknown[] }; labels: ItemLabels } {
+  /** Resolves and flattens the groups' members, and hands the groups to the sink. */
+  async finish(): Promise<number> {
     const positions = new Map<string, number>();
-    this.groupDns.forEach((dn, index) => {
+    this.groups.forEach(({ dn }, index) => {
       const key = dnKey(dn);
       if (!positions.has(key)) positions.set(key, index);
     });
-    const links = this.groups.map((group) => {
+    const links: { users: string[]; groups: number[] }[] = [];
+    for (let i = 0; i < this.groups.length;) {
+      const slice: MappedGroup[] = [];
+      let dns = 0;
+      for (; i < this.groups.length && dns < RESOLVE_BATCH; i++) {
+        const held = this.groups[i]?.group;
+        if (held === undefined) continue;
+        slice.push(held);
+        dns += held.memberDns.length;
+      }
+      links.push(...(await this.resolve(slice, positions)));
+    }
+    const members = flattenMembers(links);
+    for (let i = 0; i < this.groups.length; i += SOURCE_BATCH) {
+      const batch = this.groups.slice(i, i + SOURCE_BATCH);
+      const items = batch.map(({ group }, n) => ({ ...group.item, members: members[i + n] ?? [] }));
+      await this.sink.add(
+        'groups',
+        items,
+        batch.map(({ dn }) => ({ label: dn })),
+      );
+    }
+    return this.groups.length;
+  }
+
+  private async resolve(groups: readonly MappedGroup[], positions: ReadonlyMap<string, number>) {
+    const keys = groups.map((group) => group.memberDns.map(dnKey));
+    const userIds = await this.sink.recall(USERS_BY_DN, keys.flat());
+    let at = 0;
+    return keys.map((memberKeys) => {
       const users: string[] = [];
       const nested: number[] = [];
-      for (const dn of group.memberDns) {
-        const key = dnKey(dn);
-        const user = this.userIds.get(key);
+      for (const key of memberKeys) {
+        const user = userIds[at++];
         const position = positions.get(key);
         if (user !== undefined) users.push(user);
         else if (position !== undefined) nested.push(position);
@@ -68,11 +111,10 @@ export class LdapSnapshotBuilder {
       }
       return { users, groups: nested };
     });
-    const members = flattenMembers(links);
-    const groups = this.groups.map((group, index) => ({ ...group.item, members: members[index] ?? [] }));
-    return {
-      snapshot: { users: this.users, groups },
-      labels: { users: this.userDns, groups: this.groupDns },
-    };
+  }
+
+  private skip(dn: string): void {
+    this.skippedCount++;
+    if (this.skipped.length < 5) this.skipped.push(dn);
   }
 }

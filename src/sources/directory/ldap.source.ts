@@ -1,6 +1,7 @@
 import type { Client } from 'ldapts';
 import { BridgeError } from '../../domain/errors.js';
 import type { Snapshot } from '../../domain/identity.js';
+import type { SnapshotSink } from '../../domain/snapshot-sink.js';
 import type { Logger } from '../../ops/logger.js';
 import type { DirectorySource, ReadOptions } from './directory-source.js';
 import { resolveMapping, type LdapMapping, type MappingSettings } from './ldap-attribute-map.js';
@@ -12,9 +13,9 @@ import {
 } from './ldap-connection.js';
 import { readRemainingRanges } from './ldap-ranged-values.js';
 import type { MappedGroup } from './ldap-entries.js';
-import { LdapSnapshotBuilder } from './ldap-snapshot.js';
+import { LdapSnapshotStream } from './ldap-snapshot.js';
 import { binaryAttributeNames, EntryValues } from './ldap-values.js';
-import { validateSourceSnapshot } from './source-snapshot.js';
+import { collectSnapshot } from './collect-snapshot.js';
 
 /**
  * The `ldap` directory source (OpenLDAP, Active Directory, any LDAPv3 server): users and groups
@@ -46,23 +47,35 @@ export class LdapDirectorySource implements DirectorySource {
     }
   }
 
-  async read(options: ReadOptions = {}): Promise<Snapshot> {
+  get label(): string {
+    return `The LDAP directory at ${serverLabel(this.settings.url)}`;
+  }
+
+  read(options: ReadOptions = {}): Promise<Snapshot> {
+    return collectSnapshot(this, options);
+  }
+
+  async stream(sink: SnapshotSink, options: ReadOptions = {}): Promise<void> {
     const { signal } = options;
     signal?.throwIfAborted();
     const client = await openLdapConnection(this.settings);
     try {
-      const builder = new LdapSnapshotBuilder(this.mapping.users, this.mapping.groups);
-      await this.search(client, 'users', signal, (entry) => builder.addUser(entry));
+      const stream = new LdapSnapshotStream(sink, this.mapping.users, this.mapping.groups);
+      await this.search(client, 'users', signal, (entries) => stream.addUsers(entries));
       const ranged: { group: MappedGroup; dn: string }[] = [];
-      await this.search(client, 'groups', signal, (entry) => {
-        const group = builder.addGroup(entry);
-        if (group !== undefined && group.pendingRanges.length > 0) ranged.push({ group, dn: entry.dn });
+      await this.search(client, 'groups', signal, (entries) => {
+        for (const entry of entries) {
+          const group = stream.addGroup(entry);
+          if (group !== undefined && group.pendingRanges.length > 0) ranged.push({ group, dn: entry.dn });
+        }
+        return Promise.resolve();
       });
       for (const { group, dn } of ranged) {
         for (const range of group.pendingRanges)
           group.memberDns.push(...(await this.readRest(client, dn, range)));
       }
-      return this.finish(builder);
+      const groups = await stream.finish();
+      this.report(stream, groups);
     } finally {
       await client.unbind().catch(() => undefined);
     }
@@ -73,7 +86,7 @@ export class LdapDirectorySource implements DirectorySource {
     client: Client,
     kind: 'users' | 'groups',
     signal: AbortSignal | undefined,
-    onEntry: (entry: EntryValues) => void,
+    onPage: (entries: EntryValues[]) => Promise<void>,
   ): Promise<void> {
     const base = kind === 'users' ? this.settings.userBase : this.settings.groupBase;
     const attributes = [...new Set(Object.values(this.mapping[kind]).flat())];
@@ -87,7 +100,7 @@ export class LdapDirectorySource implements DirectorySource {
     try {
       for await (const page of client.searchPaginated(base, request)) {
         signal?.throwIfAborted();
-        for (const entry of page.searchEntries) onEntry(new EntryValues(entry));
+        await onPage(page.searchEntries.map((entry) => new EntryValues(entry)));
       }
     } catch (error) {
       if (signal?.aborted === true || error instanceof BridgeError) throw error;
@@ -112,26 +125,16 @@ export class LdapDirectorySource implements DirectorySource {
     }
   }
 
-  private finish(builder: LdapSnapshotBuilder): Snapshot {
-    const { snapshot, labels } = builder.build();
-    if (builder.skipped.length > 0) {
+  private report(stream: LdapSnapshotStream, groups: number): void {
+    if (stream.skippedCount > 0) {
       this.logger?.warn(
-        { count: builder.skipped.length, examples: builder.skipped.slice(0, 5) },
+        { count: stream.skippedCount, examples: stream.skipped },
         'LDAP entries left out of the snapshot: no value for id or userName (groups: id or displayName)',
       );
     }
     this.logger?.debug(
-      {
-        users: snapshot.users.length,
-        groups: snapshot.groups.length,
-        droppedMembers: builder.droppedMembers,
-      },
+      { users: stream.users, groups, droppedMembers: stream.droppedMembers },
       'LDAP directory read',
-    );
-    return validateSourceSnapshot(
-      snapshot,
-      `The LDAP directory at ${serverLabel(this.settings.url)}`,
-      labels,
     );
   }
 }

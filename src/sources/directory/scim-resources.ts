@@ -19,21 +19,40 @@ export function snapshotUser(resource: unknown): Record<string, unknown> {
   };
 }
 
+/** A listed group reduced to what the snapshot needs, until every group is read. */
+export interface HeldGroup {
+  id: unknown;
+  displayName: unknown;
+  members: { value: string; type?: string }[];
+}
+
+export function heldGroup(resource: unknown): HeldGroup {
+  const members: HeldGroup['members'] = [];
+  const listed = lookupAttribute(resource, 'members');
+  for (const member of Array.isArray(listed) ? (listed as unknown[]) : []) {
+    const value = lookupAttribute(member, 'value');
+    if (typeof value !== 'string') continue;
+    const type = lookupAttribute(member, 'type');
+    members.push(typeof type === 'string' ? { value, type } : { value });
+  }
+  return {
+    id: lookupAttribute(resource, 'id'),
+    displayName: lookupAttribute(resource, 'displayName'),
+    members,
+  };
+}
+
 /** A group's direct members: user ids, and the positions of member groups; other values are dropped. */
 export function groupLinks(
-  resource: unknown,
+  group: HeldGroup,
   userIds: ReadonlySet<string>,
   groupPositions: ReadonlyMap<string, number>,
 ): GroupLinks {
   const users: string[] = [];
   const groups: number[] = [];
-  const members = lookupAttribute(resource, 'members');
-  for (const member of Array.isArray(members) ? (members as unknown[]) : []) {
-    const value = lookupAttribute(member, 'value');
-    if (typeof value !== 'string') continue;
-    const type = lookupAttribute(member, 'type');
-    const group = groupPositions.get(value);
-    if (type !== 'User' && group !== undefined) groups.push(group);
+  for (const { value, type } of group.members) {
+    const position = groupPositions.get(value);
+    if (type !== 'User' && position !== undefined) groups.push(position);
     else if (userIds.has(value)) users.push(value);
   }
   return { users, groups };

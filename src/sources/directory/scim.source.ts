@@ -1,14 +1,16 @@
-import { lookupAttribute } from '../../domain/scim-filter.js';
 import type { Snapshot } from '../../domain/identity.js';
+import { SOURCE_BATCH, type SnapshotSink } from '../../domain/snapshot-sink.js';
+import { collectSnapshot } from './collect-snapshot.js';
 import type { DirectorySource, ReadOptions } from './directory-source.js';
 import { flattenMembers } from './nested-groups.js';
-import { groupLinks, snapshotUser } from './scim-resources.js';
-import { validateSourceSnapshot } from './source-snapshot.js';
+import { groupLinks, heldGroup, snapshotUser, type HeldGroup } from './scim-resources.js';
 import { UpstreamScimClient, type UpstreamScimOptions } from './upstream-scim.client.js';
 
 /**
  * The `scim` directory source: every User and Group of an upstream SCIM 2.0 server
- * (SOURCE_SCIM_URL, bearer SOURCE_SCIM_TOKEN), as a snapshot. Group members that are groups are
+ * (SOURCE_SCIM_URL, bearer SOURCE_SCIM_TOKEN), as a stream of snapshot items. Users go to the sink
+ * page by page. Groups are held until all are read (groups are a few percent of a directory: their
+ * graph, reduced to ids, is what the process holds), so that members that are groups can be
  * flattened to their users; members that are neither a listed user nor a listed group are dropped.
  */
 export class ScimDirectorySource implements DirectorySource {
@@ -19,35 +21,55 @@ export class ScimDirectorySource implements DirectorySource {
     this.client = new UpstreamScimClient(options);
   }
 
-  async read(options: ReadOptions = {}): Promise<Snapshot> {
-    const { signal } = options;
-    const users: Record<string, unknown>[] = [];
-    for await (const page of this.client.pages('Users', signal)) {
-      for (const resource of page) users.push(snapshotUser(resource));
-    }
-    const resources: unknown[] = [];
-    for await (const page of this.client.pages('Groups', signal)) resources.push(...page);
-    const groups = this.assembleGroups(resources, users);
-    const labels = {
-      users: users.map((u) => label(u.id)),
-      groups: resources.map((g) => label(lookupAttribute(g, 'id'))),
-    };
-    return validateSourceSnapshot({ users, groups }, `The upstream SCIM server ${this.client.label}`, labels);
+  get label(): string {
+    return `The upstream SCIM server ${this.client.label}`;
   }
 
-  private assembleGroups(resources: readonly unknown[], users: readonly Record<string, unknown>[]) {
-    const userIds = new Set(users.flatMap((u) => (typeof u.id === 'string' ? [u.id] : [])));
+  read(options: ReadOptions = {}): Promise<Snapshot> {
+    return collectSnapshot(this, options);
+  }
+
+  async stream(sink: SnapshotSink, options: ReadOptions = {}): Promise<void> {
+    const { signal } = options;
+    for await (const page of this.client.pages('Users', signal)) {
+      const users = page.map(snapshotUser);
+      await sink.add(
+        'users',
+        users,
+        users.map((u) => ({ label: label(u.id) })),
+      );
+    }
+    const groups: HeldGroup[] = [];
+    for await (const page of this.client.pages('Groups', signal)) groups.push(...page.map(heldGroup));
+    await this.sendGroups(sink, groups);
+  }
+
+  private async sendGroups(sink: SnapshotSink, groups: readonly HeldGroup[]): Promise<void> {
     const positions = new Map<string, number>();
-    resources.forEach((resource, index) => {
-      const id = lookupAttribute(resource, 'id');
-      if (typeof id === 'string' && !positions.has(id)) positions.set(id, index);
+    groups.forEach((group, index) => {
+      if (typeof group.id === 'string' && !positions.has(group.id)) positions.set(group.id, index);
     });
-    const members = flattenMembers(resources.map((r) => groupLinks(r, userIds, positions)));
-    return resources.map((resource, index) => ({
-      id: lookupAttribute(resource, 'id'),
-      displayName: lookupAttribute(resource, 'displayName'),
-      members: members[index] ?? [],
-    }));
+    const values = [...new Set(groups.flatMap((g) => g.members.map((m) => m.value)))];
+    const known = new Set<string>();
+    for (let i = 0; i < values.length; i += SOURCE_BATCH) {
+      const batch = values.slice(i, i + SOURCE_BATCH);
+      const answers = await sink.knownUsers(batch);
+      batch.forEach((value, n) => answers[n] === true && known.add(value));
+    }
+    const members = flattenMembers(groups.map((group) => groupLinks(group, known, positions)));
+    for (let i = 0; i < groups.length; i += SOURCE_BATCH) {
+      const batch = groups.slice(i, i + SOURCE_BATCH);
+      const items = batch.map((group, n) => ({
+        id: group.id,
+        displayName: group.displayName,
+        members: members[i + n] ?? [],
+      }));
+      await sink.add(
+        'groups',
+        items,
+        batch.map((group) => ({ label: label(group.id) })),
+      );
+    }
   }
 }
 

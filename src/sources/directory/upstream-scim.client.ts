@@ -44,7 +44,10 @@ export class UpstreamScimClient {
   }
 
   async *pages(type: ScimResourceType, signal?: AbortSignal): AsyncGenerator<unknown[]> {
-    const seen = new Set<string>();
+    // The ids of the first and of the previous page: a server that ignores startIndex answers one
+    // of them again. Bounded, whatever the size of the directory.
+    let firstPage: ReadonlySet<unknown> = new Set();
+    let previous: ReadonlySet<unknown> = new Set();
     for (let startIndex = 1; ;) {
       const page = await this.page(type, startIndex, signal);
       const resources = page.Resources ?? [];
@@ -56,10 +59,11 @@ export class UpstreamScimClient {
         return;
       }
       const ids = resources.map((r) => lookupAttribute(r, 'id')).filter((id) => typeof id === 'string');
-      if (ids.length > 0 && ids.every((id) => seen.has(id))) {
+      if (ids.length > 0 && (ids.every((id) => firstPage.has(id)) || ids.every((id) => previous.has(id)))) {
         throw this.invalid(type, `the page at startIndex ${startIndex} repeats resources already read`);
       }
-      for (const id of ids) seen.add(id);
+      previous = new Set(ids);
+      if (startIndex === 1) firstPage = previous;
       yield resources;
       startIndex += resources.length;
       if (startIndex > page.totalResults) return;

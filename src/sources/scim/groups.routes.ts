@@ -226,6 +226,7 @@ async function deleteGroup(ctx: ScimContext, req: Request, res: Response): Promi
   const result = await ctx.locks.run(`group:${id}`, () =>
     ctx.api.deleteGroup(id, { signal: scimSignal(req) }),
   );
-  if (result.status === 'absent') throw resourceNotFound('Group', id);
+  // Another input's group is not the IdP's to delete: it does not exist for it.
+  if (result.status === 'absent' || result.status === 'owned-elsewhere') throw resourceNotFound('Group', id);
   res.status(204).end();
 }

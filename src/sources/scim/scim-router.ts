@@ -58,7 +58,9 @@ export function scimRouter(deps: ScimRouterDeps): Router {
   const bases = new WeakMap<Request, string>();
   const context: ScimContext = {
     api: platformChecked(deps.api),
-    queries: new DesiredStateQueries(deps.redis, deps.keys),
+    // The IdP sees and changes only what it pushed (SPEC §6, Ownership): another input's identity
+    // is a SCIM 404 to it, and its filters do not find it.
+    queries: new DesiredStateQueries(deps.redis, deps.keys, { owner: 'scim' }),
     locks: new KeyedLock(),
     now: deps.now,
     base: (req) => bases.get(req) ?? requestBase(req) ?? '',
@@ -95,12 +97,15 @@ function requestBase(req: Request): string | undefined {
   return URL.canParse(base) ? base : undefined;
 }
 
-/** Every write checked against the platform's documented rules (domain/platform-rules.ts) first. */
+/**
+ * Every write checked against the platform's documented rules (domain/platform-rules.ts) first, and
+ * made as the `scim` input: it owns what it creates, and changes nothing another input owns.
+ */
 function platformChecked(api: DesiredStateApi): DesiredStateApi {
   return new DesiredStateApi({
     apply: async (changes, options) => {
       checkPlatformRules(changes);
-      return api.apply(changes, options);
+      return api.apply(changes, { ...options, owner: 'scim' });
     },
   });
 }

@@ -148,8 +148,10 @@ async function write(
     extra: next.extra,
     ...(current ? { ifVersion: current.version } : {}),
   });
-  // The store stamps a change of the managed part only; extra attributes alone keep the time.
-  const stamped = result.status === 'created' || result.status === 'updated';
+  if (result.status === 'owned-elsewhere') throw resourceNotFound('User', next.user.id);
+  // The store stamps a change of the managed part only; extra attributes alone keep the time. A
+  // parked user (another input holds its userName: a conflict for an admin) is stored all the same.
+  const stamped = result.status === 'created' || result.status === 'updated' || result.status === 'parked';
   return {
     id: next.user.id,
     user: next.user,
@@ -164,6 +166,7 @@ async function write(
 async function deleteUser(ctx: ScimContext, req: Request, res: Response): Promise<void> {
   const id = userId(req);
   const result = await ctx.locks.run(`user:${id}`, () => ctx.api.deleteUser(id, { signal: scimSignal(req) }));
-  if (result.status === 'absent') throw resourceNotFound('User', id);
+  // Another input's user is not the IdP's to delete: it does not exist for it.
+  if (result.status === 'absent' || result.status === 'owned-elsewhere') throw resourceNotFound('User', id);
   res.status(204).end();
 }

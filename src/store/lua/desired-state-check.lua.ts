@@ -2,8 +2,8 @@
  * The first step of APPLY_BATCH (desired-state.lua.ts), before anything is written: every op is
  * checked, and each upsert's index entries are decoded once here (kept as op.new) — a lone
  * surrogate, a wrong type or an unknown op found later would leave the ops before it written, as
- * Redis does not roll a script back. Uses the script's `batch`, `ops`, `eventCount`, `letter` and
- * `entries`; returns {invalid = {index, reason}} (index from 0) for the first op it cannot apply.
+ * Redis does not roll a script back. Uses the script's `batch`, `ops`, `OWNER`, `eventCount`, `letter`
+ * and `entries`; returns {invalid = {index, reason}} (index from 0) for the first op it cannot apply.
  */
 export const CHECK_OPS = `
 local KNOWN = {upsertUser = 1, deleteUser = 1, upsertGroup = 1, deleteGroup = 1, addMembers = 1, removeMembers = 1}
@@ -28,6 +28,10 @@ local function problem(op)
   if not (optionalString(op.entry) and optionalString(op.extra) and optionalString(op.ifv)) then
     return 'a field of the wrong type'
   end
+  if op.entry and op.entry ~= '' then
+    local ok, entry = pcall(cjson.decode, op.entry)
+    if not ok or type(entry) ~= 'table' then return 'the history entry is not decodable' end
+  end
   if op.op == 'upsertUser' or op.op == 'upsertGroup' then
     op.new = decodedEntries(op)
     if not op.new then return 'the document or its index entries are not decodable' end
@@ -40,6 +44,9 @@ for i, op in ipairs(ops) do
   local reason = 'not an op'
   if type(op) == 'table' then reason = problem(op) end
   if reason then return cjson.encode({invalid = {index = i - 1, reason = reason}}) end
+end
+if type(OWNER) ~= 'string' or OWNER == '' or string.find(OWNER, '\\n', 1, true) then
+  return cjson.encode({invalid = {index = -1, reason = 'the batch names no owner'}})
 end
 if eventCount > 0 then
   local ttl = tonumber(batch.events.ttl)

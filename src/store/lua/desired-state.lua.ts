@@ -1,20 +1,29 @@
 import { EVENT_TIME_SKEW_MS } from '../../domain/event-time.js';
+import { CONFLICT_HELPERS } from './conflicts.lua.js';
 import { CHECK_OPS } from './desired-state-check.lua.js';
+import { OWNERSHIP } from './desired-state-owner.lua.js';
+import { INDEX_HELPERS } from './identity-index.lua.js';
 
 /**
  * The one Lua script that changes the desired state: it applies a batch of operations atomically,
- * so a crash never leaves half an update — the identities, their indexes and memberships, the dirty
- * marks (the outbox that guarantees reconcile jobs), the history entries and the seen event ids
- * change together or not at all. Key layout: src/store/keys.ts; stored form: src/domain/canonical.ts.
+ * so a crash never leaves half an update — the identities, their indexes and memberships, their
+ * owners and conflicts, the dirty marks (the outbox that guarantees reconcile jobs), the history
+ * entries and the seen event ids change together or not at all. Key layout: src/store/keys.ts;
+ * stored form: src/domain/canonical.ts; ownership: desired-state-owner.lua.ts.
  *
  * KEYS, as applyBatchKeys (desired-state.keys.ts) builds them:
  *   [1] the marks (P:dirty, or P:dirty:sync for a batch a full sync enqueues itself), [2] P:u:memberof,
- *   [3] P:u:email, [4..7] P:u:name, P:u:ext, P:u:all, P:u:seq, [8..11] the same for groups;
- *   then for each op in order its identity's hash, doc, extra and history keys, and for a group op
- *   its member set; then the seen-event key of each id in events.ids.
- * ARGV[1] now (ms), ARGV[2] the batch as JSON, ARGV[3..4] the family of group member sets (stem,
- * suffix), for the groups of a deleted user, found in P:u:memberof:
- *   { events?: {ids: [...], ttl: seconds},   -- event ids to remember; ops of seen events are skipped
+ *   [3] P:u:email, [4] P:owners, [5..8] P:conflicts, P:conflicts:ignored, P:conflicts:all,
+ *   P:conflicts:kinds, [9..15] P:u:name, P:u:ext, P:u:all, P:u:seq, P:u:pname, P:u:pext,
+ *   P:u:own:<owner>, [16..22] the same for groups; then for each op in order its identity's hash,
+ *   doc, extra and history keys, and for a group op its member set; then the seen-event key of each
+ *   id in events.ids.
+ * ARGV[1] now (ms), ARGV[2] the batch as JSON, then the families (stem, suffix) the script reaches
+ * keys through: [3..4] group member sets (the groups of a deleted user), [5..8] identity hashes of
+ * users and groups, [9..12] their docs (a name's holder), [13..16] their owned sets, [17..18]
+ * conflicts.
+ *   { owner: 'scim' | 'events' | 'okta' | 'directory:<name>',
+ *     events?: {ids: [...], ttl: seconds},   -- event ids to remember; ops of seen events are skipped
  *     ops: [{op, id, event?, evt?, ifv?, entry?, ...}] }
  * op: upsertUser {doc, ix?, mode, extra?} | deleteUser | upsertGroup {doc, ix?, members?, mode, extra?}
  *     | deleteGroup | addMembers {members} | removeMembers {members}
@@ -23,17 +32,15 @@ import { CHECK_OPS } from './desired-state-check.lua.js';
  * version is still that one (compare-and-set for read-modify-write callers); `extra` (JSON, '' to
  * clear) holds attributes the bridge keeps for its SCIM server but does not manage on the target;
  * `clean` (upserts) says the target is known to match already: no reconcile job is owed.
- * mode 'unique' refuses a userName/displayName held by another identity. A refused op refuses the
- * whole batch before anything is written. Returns JSON {results, duplicates, touched} — touched:
- * the identity keys marked dirty, to enqueue — or {conflict: {index, owner}} or {modified: index},
- * or {invalid: {index, reason}} for an op the script cannot apply (desired-state-check.lua.ts).
- * (cjson encodes an empty array as {}.)
+ * mode 'unique' refuses a userName/displayName held by another identity of the same owner. A refused
+ * op refuses the whole batch before anything is written. Returns JSON {results, duplicates, touched}
+ * — touched: the identity keys marked dirty, to enqueue — or {conflict: {index, owner}} or
+ * {modified: index}, or {invalid: {index, reason}} for an op the script cannot apply
+ * (desired-state-check.lua.ts). (cjson encodes an empty array as {}.)
  *
  * Redis does not roll back a script that fails half-way: everything that can fail — decoding the
  * batch and each op's JSON, the types of what is written — is checked before the first write.
  */
-
-const HISTORY = 20;
 
 export const APPLY_BATCH = `
 local now = ARGV[1]
@@ -41,86 +48,49 @@ local parsed, batch = pcall(cjson.decode, ARGV[2])
 if not parsed or type(batch) ~= 'table' or type(batch.ops) ~= 'table' then
   return cjson.encode({invalid = {index = -1, reason = 'the batch is not decodable JSON'}})
 end
-local MEMBERS = {stem = ARGV[3], suffix = ARGV[4]}
+local function family(i) return {stem = ARGV[i], suffix = ARGV[i + 1]} end
+local MEMBERS = family(3)
+local IDENT, DOC, OWNED = {u = family(5), g = family(7)}, {u = family(9), g = family(11)},
+  {u = family(13), g = family(15)}
+local C = {open = KEYS[5], ignored = KEYS[6], all = KEYS[7], kinds = KEYS[8], family = family(17)}
 local ops = batch.ops
-local marks, memberOf, emails = KEYS[1], KEYS[2], KEYS[3]
-local index = {
-  u = {name = KEYS[4], ext = KEYS[5], all = KEYS[6], seq = KEYS[7]},
-  g = {name = KEYS[8], ext = KEYS[9], all = KEYS[10], seq = KEYS[11]},
+local OWNER = batch.owner
+local MARKS, MEMBER_OF, EMAILS, OWNERS = KEYS[1], KEYS[2], KEYS[3], KEYS[4]
+local IX = {
+  u = {name = KEYS[9], ext = KEYS[10], all = KEYS[11], seq = KEYS[12], pname = KEYS[13], pext = KEYS[14],
+    own = KEYS[15]},
+  g = {name = KEYS[16], ext = KEYS[17], all = KEYS[18], seq = KEYS[19], pname = KEYS[20], pext = KEYS[21],
+    own = KEYS[22]},
 }
--- The identity keys of the dirty marks (jobs), not Redis keys.
-local MARK = {u = 'user:', g = 'group:'}
 
 local function letter(op) if op.op == 'upsertUser' or op.op == 'deleteUser' then return 'u' end return 'g' end
 -- Each op's own keys (K.i hash, K.d doc, K.x extra, K.h history, K.m member set), in KEYS order.
-local at = 12
+local at = 23
 for _, op in ipairs(ops) do
-  op.K = {i = KEYS[at], d = KEYS[at + 1], x = KEYS[at + 2], h = KEYS[at + 3]}
-  if letter(op) == 'g' then
-    op.K.m = KEYS[at + 4]
-    at = at + 5
-  else
-    at = at + 4
+  if type(op) == 'table' then
+    op.K = {i = KEYS[at], d = KEYS[at + 1], x = KEYS[at + 2], h = KEYS[at + 3]}
+    if letter(op) == 'g' then
+      op.K.m = KEYS[at + 4]
+      at = at + 5
+    else
+      at = at + 4
+    end
   end
 end
 local eventKeys = at
 local eventCount = batch.events and #batch.events.ids or 0
 if #KEYS ~= eventKeys + eventCount - 1 then return redis.error_reply('KEYS do not match the batch') end
 
-local function nonNull(v) if v == cjson.null then return nil end return v end
-local function memberSet(g) return MEMBERS.stem .. g .. MEMBERS.suffix end
-
--- The index entries of a stored doc: from its ix field when there is one, else derived (ASCII).
-local function entries(k, doc, ix)
-  if ix then return cjson.decode(ix) end
-  local d = cjson.decode(doc)
-  local n = string.lower(d[1])
-  local out = {n = n, x = nonNull(d[2]), e = {}}
-  if k == 'u' and nonNull(d[5]) then
-    for _, m in ipairs(d[5]) do
-      local e = string.lower(m[1])
-      if e ~= n then out.e[#out.e + 1] = e end
-    end
-  end
-  return out
-end
+${INDEX_HELPERS}
+${CONFLICT_HELPERS}
+${OWNERSHIP}
 
 local function history(op)
-  if op.entry and op.entry ~= '' then
-    redis.call('LPUSH', op.K.h, op.entry)
-    redis.call('LTRIM', op.K.h, 0, ${HISTORY - 1})
-  end
-end
-local touched, touchedSet = {}, {}
--- A mark's score only ever grows, by at least 1 ms per batch that changes the identity: a run
--- clears the mark only if it is still the score the run saw before reading the desired state, so
--- two changes within one millisecond (or a writer whose clock is behind) must not leave it as it was.
-local function dirty(key)
-  if touchedSet[key] then return end
-  local score = tonumber(now)
-  local current = redis.call('ZSCORE', marks, key)
-  if current and tonumber(current) >= score then score = tonumber(current) + 1 end
-  redis.call('ZADD', marks, score, key)
-  touchedSet[key] = true
-  touched[#touched + 1] = key
-end
-local function unindex(hashKey, field, id)
-  if field and redis.call('HGET', hashKey, field) == id then redis.call('HDEL', hashKey, field) end
-end
-local function setIndexes(k, id, new, old)
-  local names, exts = index[k].name, index[k].ext
-  if old then
-    if old.n ~= new.n then unindex(names, old.n, id) end
-    if old.x ~= new.x then unindex(exts, old.x, id) end
-    for _, e in ipairs(old.e or {}) do redis.call('ZREM', emails, e .. '\\n' .. id) end
-  end
-  redis.call('HSET', names, new.n, id)
-  if new.x then redis.call('HSET', exts, new.x, id) end
-  for _, e in ipairs(new.e or {}) do redis.call('ZADD', emails, 0, e .. '\\n' .. id) end
+  if op.entry and op.entry ~= '' then pushHistory(op.K.h, op.entry) end
 end
 local function remember(k, op)
-  if not redis.call('ZSCORE', index[k].all, op.id) then
-    redis.call('ZADD', index[k].all, redis.call('INCR', index[k].seq), op.id)
+  if not redis.call('ZSCORE', IX[k].all, op.id) then
+    redis.call('ZADD', IX[k].all, redis.call('INCR', IX[k].seq), op.id)
     redis.call('HSET', op.K.i, 'cr', now)
   end
 end
@@ -146,70 +116,75 @@ local function setExtra(op)
   if op.extra == '' then redis.call('DEL', xkey) else redis.call('SET', xkey, op.extra) end
   return true
 end
-local function addMember(memKey, g, u)
-  redis.call('SADD', memKey, u)
-  redis.call('ZADD', memberOf, 0, u .. '\\n' .. g)
-end
-local function removeMember(memKey, g, u)
-  redis.call('SREM', memKey, u)
-  redis.call('ZREM', memberOf, u .. '\\n' .. g)
-end
 
-local function setMembers(op, members)
-  local want = {}
-  local moved = false
-  for _, m in ipairs(members) do want[m] = true end
-  for _, m in ipairs(redis.call('SMEMBERS', op.K.m)) do
-    if want[m] then want[m] = nil else
-      removeMember(op.K.m, op.id, m)
-      moved = true
-    end
-  end
-  for m, _ in pairs(want) do
-    addMember(op.K.m, op.id, m)
-    moved = true
-  end
-  return moved
-end
-
-local function upsertIdentity(k, op)
-  if stale(op) then return 'stale' end
-  local cur = redis.call('GET', op.K.d)
-  local oldIx = redis.call('HGET', op.K.i, 'ix')
-  local new = op.new
-  local owner = redis.call('HGET', index[k].name, new.n)
-  local extraChanged = setExtra(op)
-  local change = cur ~= op.doc or owner ~= op.id
-  if k == 'g' and op.members then change = setMembers(op, op.members) or change end
-  if not change then
-    if extraChanged then changed(op) end
-    return 'unchanged'
-  end
-  setIndexes(k, op.id, new, cur and entries(k, cur, oldIx) or nil)
+-- Writes an upsert's doc and indexes (parked: in the parked indexes) and its owner.
+local function store(k, op, cur, oldIx, parked)
+  if cur then dropEntries(k, op.id, OWNER, entries(k, cur, oldIx)) end
+  addEntries(k, op.id, OWNER, op.new, parked)
   redis.call('SET', op.K.d, op.doc)
   if op.ix then redis.call('HSET', op.K.i, 'ix', op.ix) elseif oldIx then redis.call('HDEL', op.K.i, 'ix') end
   remember(k, op)
+  setOwner(k, op)
   changed(op)
-  if not op.clean then dirty(MARK[k] .. op.id) end
   history(op)
+end
+
+-- An upsert of a parked identity (pk: its conflict), or one parked now (fresh): stored, not reconciled.
+local function upsertParked(k, op, cur, pk, fresh)
+  local oldIx = redis.call('HGET', op.K.i, 'ix')
+  local extraChanged = setExtra(op)
+  local change = fresh or cur ~= op.doc
+  if k == 'g' and op.members then change = setMembers(op.K.m, op.id, op.members) or change end
+  if not change then
+    if extraChanged then changed(op) end
+    touchConflict(pk, nil)
+    return 'unchanged'
+  end
+  store(k, op, cur, oldIx, true)
+  redis.call('HSET', op.K.i, 'pk', pk)
+  if not fresh then touchConflict(pk, docName(op.doc)) end
+  return 'parked'
+end
+
+local function upsertIdentity(k, op)
+  if op.elsewhere then return claimSameId(k, op, op.elsewhere) end
+  if stale(op) then return 'stale' end
+  local cur = redis.call('GET', op.K.d)
+  local pk = cur and redis.call('HGET', op.K.i, 'pk')
+  if pk then return upsertParked(k, op, cur, pk, false) end
+  local conflict = clash(k, op)
+  if conflict then return upsertParked(k, op, cur, conflict, true) end
+  local oldIx = redis.call('HGET', op.K.i, 'ix')
+  local holder = redis.call('HGET', IX[k].name, op.new.n)
+  local extraChanged = setExtra(op)
+  local change = cur ~= op.doc or holder ~= op.id
+  if k == 'g' and op.members then change = setMembers(op.K.m, op.id, op.members) or change end
+  if not change then
+    if extraChanged then changed(op) end
+    if not redis.call('HGET', op.K.i, 'o') then setOwner(k, op) end
+    return 'unchanged'
+  end
+  store(k, op, cur, oldIx, false)
+  if not op.clean then dirty(MARK[k] .. op.id) end
   if cur then return 'updated' end
   return 'created'
 end
 
 local function deleteIdentity(k, op)
+  if op.elsewhere then return refused(op) end
   if stale(op) then return 'stale' end
   local cur = redis.call('GET', op.K.d)
   if not cur then return 'absent' end
-  local old = entries(k, cur, redis.call('HGET', op.K.i, 'ix'))
-  unindex(index[k].name, old.n, op.id)
-  unindex(index[k].ext, old.x, op.id)
-  for _, e in ipairs(old.e or {}) do redis.call('ZREM', emails, e .. '\\n' .. op.id) end
+  local f = redis.call('HMGET', op.K.i, 'ix', 'pk', 'o')
+  dropEntries(k, op.id, f[3] or OWNER, entries(k, cur, f[1]))
   redis.call('DEL', op.K.d, op.K.x)
-  redis.call('HDEL', op.K.i, 'ix', 'cr')
-  redis.call('ZREM', index[k].all, op.id)
+  redis.call('HDEL', op.K.i, 'ix', 'cr', 'pk')
+  redis.call('ZREM', IX[k].all, op.id)
+  if f[3] then redis.call('ZREM', ownedKey(k, f[3]), op.id) end
+  if f[2] then withdrawConflict(f[2]) end
   if k == 'u' then
     local prefix = op.id .. '\\n'
-    local memberships = redis.call('ZRANGEBYLEX', memberOf, '[' .. prefix, '(' .. op.id .. '\\011')
+    local memberships = redis.call('ZRANGEBYLEX', MEMBER_OF, '[' .. prefix, '(' .. op.id .. '\\011')
     for _, entry in ipairs(memberships) do
       local g = string.sub(entry, #prefix + 1)
       removeMember(memberSet(g), g, op.id)
@@ -226,6 +201,7 @@ end
 
 -- Members of a group known or not yet: they converge when it (or they) arrive.
 local function changeMembers(op, add)
+  if op.elsewhere then return refused(op) end
   if stale(op) then return 'stale' end
   local count = 0
   for _, m in ipairs(op.members) do
@@ -240,7 +216,7 @@ local function changeMembers(op, add)
   end
   if count == 0 then return 'unchanged' end
   changed(op)
-  dirty(MARK.g .. op.id)
+  if not redis.call('HGET', op.K.i, 'pk') then dirty(MARK.g .. op.id) end
   history(op)
   return 'changed'
 end
@@ -258,16 +234,22 @@ for i = 1, eventCount do
 end
 local function skipped(op) return op.event ~= nil and seen[op.event] end
 
--- 2. Uniqueness and versions, before anything is written.
+-- 2. Owners, uniqueness (among the identities of this input) and versions, before anything is written.
 for i, op in ipairs(ops) do
   if not skipped(op) then
     local k = letter(op)
-    if op.ifv and (redis.call('HGET', op.K.i, 'v') or '0') ~= op.ifv then
+    op.elsewhere = ownedElsewhere(op)
+    if not op.elsewhere and op.ifv and (redis.call('HGET', op.K.i, 'v') or '0') ~= op.ifv then
       return cjson.encode({modified = i - 1})
     end
-    if (op.op == 'upsertUser' or op.op == 'upsertGroup') and op.mode == 'unique' then
-      local owner = redis.call('HGET', index[k].name, op.new.n)
-      if owner and owner ~= op.id then return cjson.encode({conflict = {index = i - 1, owner = owner}}) end
+    if not op.elsewhere and (op.op == 'upsertUser' or op.op == 'upsertGroup') and op.mode == 'unique' then
+      local holder = redis.call('HGET', IX[k].name, op.new.n)
+      local o = holder and holder ~= op.id and redis.call('HGET', identityKey(k, holder), 'o')
+      if holder and holder ~= op.id and (not o or o == OWNER) then
+        return cjson.encode({conflict = {index = i - 1, owner = holder}})
+      end
+      local parked = redis.call('HGET', IX[k].pname, OWNER .. '\\n' .. op.new.n)
+      if parked and parked ~= op.id then return cjson.encode({conflict = {index = i - 1, owner = parked}}) end
     end
   end
 end

@@ -50,7 +50,9 @@ export function adoptBulkKeys(keys: Keys, items: readonly { kind: IdentityKind; 
 
 /**
  * Bulk adoption by a full sync: for each identity without a target id, records the one its listing
- * matched (an existing mapping, which a reconcile run may have just written, is left alone).
+ * matched (an existing mapping, which a reconcile run may have just written, is left alone). A
+ * parked identity adopts nothing, nor does anyone adopt an account already managed for another
+ * identity (SPEC §6, Ownership: the reconcile run records such a conflict instead).
  * ARGV[1] now (ms), then triples [kind letter (u|g), id, target id], one per identity hash in KEYS.
  * Returns how many were recorded.
  */
@@ -64,7 +66,9 @@ local adopted = 0
 for n = 7, #KEYS do
   local i = 2 + (n - 7) * 3
   local key, k, id, tid = KEYS[n], ARGV[i], ARGV[i + 1], ARGV[i + 2]
-  if not redis.call('HGET', key, 't') then
+  local f = redis.call('HMGET', key, 't', 'pk')
+  local holder = redis.call('HGET', index[k].tid, tid)
+  if not f[1] and not f[2] and (not holder or holder == id) then
     redis.call('HSET', key, 't', tid, 'm', '1', 'lr', 'adopted', 'la', now)
     redis.call('HDEL', key, 'pc')
     redis.call('SREM', index[k].creating, id)
@@ -138,7 +142,8 @@ export function recordOutcomeKeys(
 
 /**
  * Records the end of one reconcile run. ARGV[1] identity key ("user:<id>"), [2] started (ms),
- * [3] now (ms), [4] result: an action, 'failed' (permanent) or 'retrying', [5] error JSON or '',
+ * [3] now (ms), [4] result: an action ('parked' included), 'failed' (permanent) or 'retrying', [5]
+ * error JSON or '',
  * [6] requests JSON {METHOD: n}, [7] / [8] the scores of the identity's marks in P:dirty and
  * P:dirty:sync when the run began, before it read the desired state ('' for none), [9..12] the key
  * families above, [13] the sync record's counter of this kind and result ("c:u:created"),
@@ -168,7 +173,8 @@ if result == 'failed' then
   redis.call('ZADD', failures, now, ikey)
 else
   if exists then
-    redis.call('HSET', key, 'la', now)
+    -- A parked identity is not reconciled: nothing was applied.
+    if result ~= 'parked' then redis.call('HSET', key, 'la', now) end
     redis.call('HDEL', key, 'le')
   end
   redis.call('ZREM', failures, ikey)

@@ -1,44 +1,48 @@
-import type { Keys } from '../keys.js';
+import { syncWorkParts, type Keys } from '../keys.js';
 
 /**
  * Lua scripts of the full reconciliations' records (src/sync/sync-record.store.ts). Key layout:
  * src/store/keys.ts; every key comes in KEYS, as syncRecordKeys builds them: [1] P:sync:active,
- * [2] P:sync:<id>, [3] P:sync:<id>:pending, [4] P:sync:<id>:held, [5] P:sync:<id>:snapshot,
- * [6] P:sync:runs.
+ * [2] P:sync:<id>, [3] P:sync:runs, [4] P:sync:<id>:pending, [5] P:sync:<id>:held, then every part
+ * of the sync's work (P:sync:<id>:<part>: its staged source, listing index and plan).
  */
 
 export function syncRecordKeys(keys: Keys, syncId: string): string[] {
+  const parts = syncWorkParts();
   return [
     keys.syncActive(),
     keys.sync(syncId),
+    keys.syncRuns(),
     keys.syncPending(syncId),
     keys.syncHeld(syncId),
-    keys.syncSnapshot(syncId),
-    keys.syncRuns(),
+    ...[...parts.source, ...parts.run].map((part) => keys.syncWork(syncId, part)),
   ];
 }
 
 /**
  * Claims the single active-sync slot and creates the record, or reports the sync holding it.
- * ARGV[1] sync id, [2] now, [3] dryRun, [4] trigger, [5] snapshot payload or '', [6] allowEmpty.
+ * ARGV[1] sync id, [2] now, [3] dryRun, [4] trigger, [5] the number of users of a snapshot staged
+ * with the request ('' for none), [6] allowEmpty. A staged snapshot's keys lose their time to live
+ * only if the sync is held.
  */
 export const START = `
-local active, record, snapshot, runs = KEYS[1], KEYS[2], KEYS[5], KEYS[6]
+local active, record, runs = KEYS[1], KEYS[2], KEYS[3]
 local id, now = ARGV[1], ARGV[2]
 local holder = redis.call('GET', active)
 if holder then return {'busy', holder} end
 redis.call('SET', active, id)
 redis.call('HSET', record, 'state', 'queued', 'dryRun', ARGV[3], 'trigger', ARGV[4], 'createdAt', now,
   'progress', '{"phase":"queued","done":0,"total":0}', 'allowEmpty', ARGV[6])
+if ARGV[5] ~= '' then redis.call('HSET', record, 'source', 'snapshot', 'sourceUsers', ARGV[5], 'staged', '1') end
 redis.call('ZADD', runs, now, id)
-if ARGV[5] ~= '' then redis.call('SET', snapshot, ARGV[5], 'EX', 86400) end
 return {'started', id}
 `;
 
 /**
- * Ends a sync: final state and fields, and frees the active slot if this sync holds it. ARGV[1] sync
- * id, [2] the states (comma-separated) it may end from, '' for any, [3..] field/value pairs.
- * Returns 0 when it is in another state.
+ * Ends a sync: final state and fields, frees the active slot if this sync holds it, and deletes its
+ * work (UNLINK: a large staging is freed in the background). ARGV[1] sync id, [2] the states
+ * (comma-separated) it may end from, '' for any, [3..] field/value pairs. Returns 0 when it is in
+ * another state.
  */
 export const FINISH = `
 local active, record = KEYS[1], KEYS[2]
@@ -49,6 +53,6 @@ if expected ~= '' then
 end
 for i = 3, #ARGV, 2 do redis.call('HSET', record, ARGV[i], ARGV[i + 1]) end
 if redis.call('GET', active) == id then redis.call('DEL', active) end
-redis.call('DEL', KEYS[3], KEYS[4], KEYS[5])
+for i = 4, #KEYS do redis.call('UNLINK', KEYS[i]) end
 return 1
 `;

@@ -38,6 +38,10 @@ let onUnauthorized = function () {};
 export function whenUnauthorized(handler) {
   onUnauthorized = handler;
 }
+/** Tells the page that the bridge refused the token (for requests made without api()). */
+export function unauthorized() {
+  onUnauthorized();
+}
 
 /** The page is served at .../admin/ui/, so the API is one level up, wherever the bridge is mounted. */
 const BASE = new URL('../', document.baseURI);
@@ -180,6 +184,7 @@ export function enc(value) {
  *   failed: number;
  *   requests: { total: number; [method: string]: number };
  *   durationMs: number;
+ *   phasesMs?: Record<string, number>;
  * }} SyncSummary
  * @typedef {{
  *   jobId: string;
@@ -226,6 +231,7 @@ export function enc(value) {
  *   pendingSince?: string | null;
  *   heldBy?: string | null;
  *   groups?: string[];
+ *   names?: Record<string, string>;
  *   history: HistoryEntry[];
  * }} IdentityTrace
  */

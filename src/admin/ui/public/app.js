@@ -2,6 +2,7 @@
 /** Browser module: sign-in, the hash router, polling, and the health banner. */
 import { adminUrl, api, ApiError, session, whenUnauthorized } from './api.js';
 import { errorBox, fill, h, messageOf } from './dom.js';
+import { conflictsView } from './conflicts.js';
 import { failuresView } from './failures.js';
 import { identityView } from './identity.js';
 import { overviewView } from './overview.js';
@@ -49,6 +50,13 @@ function stop() {
   clearInterval(bannerTimer);
   timer = undefined;
   bannerTimer = undefined;
+  leaveView();
+}
+
+/** Lets the view shown close what it keeps open (a progress stream) before another replaces it. */
+function leaveView() {
+  if (view && view.stop) view.stop();
+  view = null;
 }
 
 let bannerText = '';
@@ -128,6 +136,7 @@ async function route() {
   const mine = ++generation;
   clearInterval(timer);
   timer = undefined;
+  leaveView();
   for (const link of document.querySelectorAll('[data-nav]')) {
     if (link.getAttribute('data-nav') === name) link.setAttribute('aria-current', 'page');
     else link.removeAttribute('aria-current');
@@ -136,6 +145,7 @@ async function route() {
     if (name === 'syncs' && p[1]) view = await syncDetailView(main, p[1]);
     else if (name === 'syncs') view = await syncsView(main);
     else if (name === 'failures') view = await failuresView(main);
+    else if (name === 'conflicts') view = await conflictsView(main);
     else if (name === 'identity') view = await identityView(main, p[1], p.slice(2).join('/'));
     else view = await overviewView(main);
   } catch (error) {

@@ -12,9 +12,10 @@
  */
 
 /**
- * What a view returns: refresh() is called every `every` ms while the view is shown.
+ * What a view returns: refresh() is called every `every` ms while the view is shown; stop() when
+ * the page leaves it (to close what it keeps open, such as a progress stream).
  *
- * @typedef {{ refresh?: () => Promise<unknown>; every?: number }} View
+ * @typedef {{ refresh?: () => Promise<unknown>; every?: number; stop?: () => void }} View
  */
 
 /**

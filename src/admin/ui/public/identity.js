@@ -1,6 +1,11 @@
 // @ts-check
-/** Browser module: look up one identity and show its trace (state, last error, history). */
+/**
+ * Browser module: look up one identity and show its trace (state, last error), its desired state
+ * beside the platform's copy, its groups or members by name, and its history.
+ */
 import { api, ApiError, enc } from './api.js';
+import { named } from './changes.js';
+import { platformSection } from './compare.js';
 import { announce, badge, fill, h, heading, kv, table, time } from './dom.js';
 
 /** @import { HistoryEntry, IdentityTrace, StoredError } from './api.js' */
@@ -28,6 +33,10 @@ export async function identityView(container, kind, key) {
     value: key || '',
   });
   const body = h('div');
+  const top = h('div');
+  const platform = h('div');
+  const bottom = h('div');
+  let platformRead = '';
   fill(
     container,
     heading('Identity look-up'),
@@ -60,7 +69,14 @@ export async function identityView(container, kind, key) {
         'GET',
         'identities/' + (kind === 'group' ? 'groups' : 'users') + '/' + enc(key),
       );
-      fill(body, render(trace, refresh));
+      if (!body.contains(platform)) fill(body, top, platform, bottom);
+      // The platform is read when the look-up opens and after each run (and on demand), not at each
+      // redraw of the trace.
+      const read = [trace.id, trace.targetId, trace.lastAttemptAt].join('|');
+      if (read !== platformRead) fill(platform, platformSection(trace.kind, trace.id));
+      platformRead = read;
+      fill(top, render(trace, refresh));
+      fill(bottom, related(trace), historySection(trace));
       return trace;
     } catch (error) {
       if (error instanceof ApiError && error.status === 404)
@@ -116,24 +132,75 @@ function render(trace, refresh) {
     ]),
     h('div', { class: 'row' }, retry),
     trace.lastError ? lastError(trace.lastError) : null,
-    h('h2', null, 'Desired state'),
-    trace.desired
-      ? h('pre', null, JSON.stringify(trace.desired, null, 2))
-      : h('p', { class: 'muted' }, 'Should not exist (deleted at the source).'),
-    trace.groups
-      ? [
-          h('h2', null, 'Groups'),
-          trace.groups.length
-            ? h(
-                'ul',
-                null,
-                trace.groups.map(function (g) {
-                  return h('li', null, h('a', { href: '#/identity/group/' + enc(g) }, g));
-                }),
-              )
-            : h('p', { class: 'muted' }, 'In no group.'),
-        ]
-      : null,
+  ];
+}
+
+/**
+ * A user's groups, a group's members: by name, beside their ids; the desired state as stored.
+ *
+ * @param {IdentityTrace} trace
+ * @returns {Child[]}
+ */
+function related(trace) {
+  const names = trace.names || {};
+  const desired = /** @type {{ members?: string[] } | null} */ (trace.desired);
+  const ids = trace.groups || (desired && desired.members) || null;
+  const other = trace.groups ? 'group' : 'user';
+  return [
+    ids ? relatedList(trace.groups ? 'Groups' : 'Members', other, ids, names) : null,
+    h(
+      'details',
+      { id: 'desired-json' },
+      h('summary', null, 'The desired state as stored (JSON)'),
+      trace.desired
+        ? h('pre', null, JSON.stringify(trace.desired, null, 2))
+        : h('p', { class: 'muted' }, 'Should not exist (deleted at the source).'),
+    ),
+  ];
+}
+
+/** Related identities listed at once; more on demand. */
+const SHOWN = 100;
+
+/**
+ * @param {string} title
+ * @param {'user' | 'group'} kind
+ * @param {string[]} ids
+ * @param {Record<string, string>} names
+ */
+function relatedList(title, kind, ids, names) {
+  const list = h('ul', { class: 'related', id: 'related-' + kind + 's' });
+  const more = h('div');
+  let shown = 0;
+  const next = function () {
+    const page = ids.slice(shown, shown + SHOWN);
+    list.append(
+      ...page.map(function (id) {
+        return h('li', null, named(kind, id, names[id]));
+      }),
+    );
+    shown += page.length;
+    fill(
+      more,
+      shown < ids.length
+        ? h(
+            'button',
+            { type: 'button', class: 'secondary', onclick: next },
+            'Show ' + Math.min(SHOWN, ids.length - shown) + ' more of ' + (ids.length - shown),
+          )
+        : null,
+    );
+  };
+  next();
+  return [
+    h('h2', null, title + ' (' + ids.length + ')'),
+    ids.length ? [list, more] : h('p', { class: 'muted' }, kind === 'group' ? 'In no group.' : 'No member.'),
+  ];
+}
+
+/** @param {IdentityTrace} trace */
+function historySection(trace) {
+  return [
     h('h2', null, 'History'),
     table(
       'Signals, decisions, requests and errors, newest first',

@@ -2,6 +2,7 @@
 /** Browser module: the overview — target health, counts, the running sync, the last one, queues. */
 import { adminUrl, api } from './api.js';
 import { badge, duration, errorBox, fill, h, heading, kv, table, time } from './dom.js';
+import { liveProgress } from './progress.js';
 
 /** @import { Status, SyncSummary, SyncView, TargetHealth } from './api.js' */
 /** @import { Child, View } from './dom.js' */
@@ -12,6 +13,10 @@ import { badge, duration, errorBox, fill, h, heading, kv, table, time } from './
  */
 export async function overviewView(container) {
   const body = h('div');
+  const active = h('div');
+  const rest = h('div');
+  /** @type {{ jobId: string; live: ReturnType<typeof liveProgress> } | null} */
+  let running = null;
   const boardMessage = h('div');
   const board = h(
     'button',
@@ -29,21 +34,47 @@ export async function overviewView(container) {
     },
     'Open the queue board (bull-board)',
   );
-  fill(container, heading('Overview'), body, h('div', { class: 'row' }, board), boardMessage);
+  fill(container, heading('Overview'), body, active, rest, h('div', { class: 'row' }, board), boardMessage);
+  /**
+   * The running sync's live progress stays in place across refreshes, fed by its progress stream.
+   *
+   * @param {SyncView | null | undefined} sync
+   */
+  function showActive(sync) {
+    if (running && (!sync || running.jobId !== sync.jobId)) running.live.stop();
+    if (!sync) {
+      running = null;
+      return void fill(
+        active,
+        h('h2', null, 'Running sync'),
+        h('p', { class: 'muted' }, 'No sync is running.'),
+      );
+    }
+    if (!running || running.jobId !== sync.jobId) {
+      running = { jobId: sync.jobId, live: liveProgress(refreshQuietly) };
+      fill(active, activeSection(sync), running.live.element);
+    }
+    running.live.show(sync);
+    running.live.follow(sync.jobId);
+  }
   async function refresh() {
     /** @type {Status} */
     const status = await api('GET', 'status');
-    fill(
-      body,
-      cards(status),
-      targetSection(status.target),
-      activeSection(status.activeSync),
-      lastSection(status.lastSync, status.lastFullSync),
-      queuesSection(status.queues),
-    );
+    fill(body, cards(status), targetSection(status.target));
+    showActive(status.activeSync);
+    fill(rest, lastSection(status.lastSync, status.lastFullSync), queuesSection(status.queues));
+  }
+  function refreshQuietly() {
+    refresh().catch(function () {});
   }
   await refresh();
-  return { refresh: refresh, every: 2000 };
+  return {
+    refresh: refresh,
+    every: 2000,
+    stop: function () {
+      if (running) running.live.stop();
+    },
+  };
 }
 
 /**
@@ -104,9 +135,8 @@ export function progressOf(sync) {
   );
 }
 
-/** @param {SyncView | null | undefined} sync */
+/** @param {SyncView} sync */
 function activeSection(sync) {
-  if (!sync) return [h('h2', null, 'Running sync'), h('p', { class: 'muted' }, 'No sync is running.')];
   return [
     h('h2', null, 'Running sync'),
     kv([
@@ -118,9 +148,7 @@ function activeSection(sync) {
           sync.jobId,
         ),
       ],
-      ['State', badge(sync.state)],
       ['Dry run', sync.dryRun ? 'yes' : 'no'],
-      ['Progress', progressOf(sync)],
     ]),
   ];
 }

@@ -1,5 +1,5 @@
 // @ts-check
-/** Browser module: a sync's plan — counts by kind, why it is held, what it removes (named), changes. */
+/** Browser module: a sync's plan — counts by kind, why it is held, what it removes (named). */
 import { enc } from './api.js';
 import { h, table } from './dom.js';
 
@@ -50,7 +50,6 @@ export function planSection(plan, sync) {
       ),
     );
   if (plan.removals) out.push(removalsSection(plan.removals, plan.held && awaiting));
-  out.push(changesTable(plan));
   return out;
 }
 
@@ -186,23 +185,4 @@ function removalsSection(removals, held) {
       'No member to remove.',
     ),
   ];
-}
-
-/** @param {SyncPlan} plan */
-function changesTable(plan) {
-  const changes = (plan.changes || []).map(function (c) {
-    return [
-      c.action,
-      c.kind,
-      h('a', { href: '#/identity/' + c.kind + '/' + enc(c.id) }, c.id),
-      (c.attributes || []).join(', ') || '—',
-    ];
-  });
-  if (changes.length === 0) return null;
-  return table(
-    'Changes' +
-      (plan.changesOmitted ? ' (first ' + changes.length + '; ' + plan.changesOmitted + ' more)' : ''),
-    ['action', 'kind', 'identity', 'attributes'],
-    changes,
-  );
 }

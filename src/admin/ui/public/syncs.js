@@ -1,9 +1,12 @@
 // @ts-check
 /** Browser module: sync history, starting a (dry) run, one sync's plan and progress, approve and cancel. */
 import { api, enc } from './api.js';
+import { changesSection } from './changes.js';
+import { syncChart } from './chart.js';
 import { announce, badge, duration, errorBox, fill, h, heading, kv, table, time } from './dom.js';
 import { progressOf, summaryTable } from './overview.js';
 import { planSection } from './plan.js';
+import { isSettled, liveProgress } from './progress.js';
 
 /** @import { SyncPlan, SyncView } from './api.js' */
 /** @import { View } from './dom.js' */
@@ -16,6 +19,7 @@ const ENDED = ['completed', 'failed'];
  */
 export async function syncsView(container) {
   const message = h('div');
+  const chart = h('div');
   const list = h('div');
   /** @param {boolean} dryRun */
   const start = function (dryRun) {
@@ -45,11 +49,13 @@ export async function syncsView(container) {
       h('button', { type: 'button', class: 'secondary', onclick: start(false) }, 'Start full sync'),
     ),
     message,
+    chart,
     list,
   );
   async function refresh() {
     /** @type {{ syncs: SyncView[] }} */
     const answer = await api('GET', 'sync?limit=50');
+    fill(chart, syncChart(answer.syncs));
     fill(
       list,
       table(
@@ -110,14 +116,27 @@ function planLine(plan) {
 }
 
 /**
+ * One sync: its state and live progress, then its summary, then its plan — counts, why it is held,
+ * what it removes — and its changes by action, named.
+ *
  * @param {HTMLElement} container
  * @param {string} jobId
  * @returns {Promise<View>}
  */
 export async function syncDetailView(container, jobId) {
-  const body = h('div');
   const message = h('div');
-  fill(container, heading('Sync ' + jobId), message, body);
+  const head = h('div');
+  const summary = h('div');
+  const plan = h('div');
+  const changes = h('div');
+  let changesOf = '';
+  const live = liveProgress(function (now) {
+    if (now.state === 'completed' || now.state === 'failed') announce('Sync ' + now.state);
+    refresh().catch(function (error) {
+      fill(message, errorBox(error));
+    });
+  });
+  fill(container, heading('Sync ' + jobId), message, head, live.element, summary, plan, changes);
   /**
    * @param {'approve' | 'cancel'} action
    * @param {string} done announced once the bridge accepted it
@@ -136,47 +155,75 @@ export async function syncDetailView(container, jobId) {
   async function refresh() {
     /** @type {SyncView} */
     const sync = await api('GET', 'sync/' + enc(jobId));
-    const actions = h(
-      'div',
-      { class: 'row' },
-      sync.state === 'awaiting-approval'
-        ? h(
-            'button',
-            { type: 'button', onclick: act('approve', 'Sync approved'), 'data-focus': 'approve' },
-            'Approve the sync',
-          )
-        : null,
-      ENDED.includes(sync.state)
-        ? null
-        : h(
-            'button',
-            {
-              type: 'button',
-              class: 'danger',
-              onclick: act('cancel', 'Cancel requested'),
-              'data-focus': 'cancel',
-            },
-            'Cancel sync',
-          ),
-    );
+    fill(head, headOf(sync, act));
+    live.show(sync);
     fill(
-      body,
-      kv([
-        ['State', h('span', { id: 'sync-state' }, badge(sync.state))],
-        ['Kind', sync.dryRun ? 'dry run (writes nothing)' : 'full sync'],
-        ['Trigger', sync.trigger],
-        ['Created', time(sync.createdAt)],
-        ['Started', time(sync.startedAt)],
-        ['Finished', time(sync.finishedAt)],
-        ['Progress', progressOf(sync)],
-      ]),
-      sync.cancelRequested ? h('p', null, 'Cancellation requested; the sync stops at its next step.') : null,
-      sync.error ? errorBox({ message: sync.error.code + ': ' + sync.error.message }) : null,
-      actions,
-      sync.plan ? planSection(sync.plan, sync) : null,
-      sync.summary && !sync.dryRun ? [h('h2', null, 'Summary'), summaryTable(sync.summary)] : null,
+      summary,
+      sync.summary && !sync.dryRun
+        ? [h('h2', { id: 'summary' }, 'Summary'), summaryTable(sync.summary)]
+        : null,
     );
+    fill(plan, sync.plan ? planSection(sync.plan, sync) : null);
+    // The changes keep their pages while the sync runs; a new plan (an approved sync plans again) reloads them.
+    const key = sync.plan ? planKey(sync.plan) : '';
+    if (key !== changesOf) fill(changes, key ? changesSection(jobId) : null);
+    changesOf = key;
+    if (!isSettled(sync)) live.follow(jobId);
   }
   await refresh();
-  return { refresh: refresh, every: 1000 };
+  return {
+    // While the progress stream is open it drives the view; otherwise (a held sync, a stream cut off) poll.
+    refresh: function () {
+      return live.following() ? Promise.resolve() : refresh();
+    },
+    every: 2000,
+    stop: live.stop,
+  };
+}
+
+/** @param {SyncPlan} plan */
+function planKey(plan) {
+  return JSON.stringify([plan.create, plan.update, plan.deprovision, plan.unchanged, plan.approved || false]);
+}
+
+/**
+ * @param {SyncView} sync
+ * @param {(action: 'approve' | 'cancel', done: string) => () => Promise<void>} act
+ */
+function headOf(sync, act) {
+  const actions = h(
+    'div',
+    { class: 'row' },
+    sync.state === 'awaiting-approval'
+      ? h(
+          'button',
+          { type: 'button', onclick: act('approve', 'Sync approved'), 'data-focus': 'approve' },
+          'Approve the sync',
+        )
+      : null,
+    ENDED.includes(sync.state)
+      ? null
+      : h(
+          'button',
+          {
+            type: 'button',
+            class: 'danger',
+            onclick: act('cancel', 'Cancel requested'),
+            'data-focus': 'cancel',
+          },
+          'Cancel sync',
+        ),
+  );
+  return [
+    kv([
+      ['State', h('span', { id: 'sync-state' }, badge(sync.state))],
+      ['Kind', sync.dryRun ? 'dry run (writes nothing)' : 'full sync'],
+      ['Trigger', sync.trigger],
+      ['Started', time(sync.startedAt || sync.createdAt)],
+      ['Finished', time(sync.finishedAt)],
+    ]),
+    sync.cancelRequested ? h('p', null, 'Cancellation requested; the sync stops at its next step.') : null,
+    sync.error ? errorBox({ message: sync.error.code + ': ' + sync.error.message }) : null,
+    actions,
+  ];
 }

@@ -104,7 +104,9 @@ export class EventGroupCommit {
         if (position !== undefined) changes.push({ ...change, eventIndex: position });
       }
     }
+    // Written as the `events` input: it owns what it creates and changes nothing another input owns.
     const result = await this.api.apply(changes, {
+      owner: 'events',
       events: { source: 'events', ids, ttlSeconds: EVENT_ID_TTL_SECONDS },
     });
     for (const id of result.duplicates) {

@@ -14,9 +14,10 @@ export interface EventBatchChanges {
 /**
  * Turns validated events into desired-state changes. Upserts use mode `force`: a generic event
  * source is authoritative for the identities it names, so a userName or displayName it assigns
- * takes over from another identity that held it (which a later event or sync fixes), rather than
- * failing the whole batch. Membership changes may name users or groups the bridge does not hold
- * yet: they are kept and take effect when those arrive.
+ * takes over from another of its own identities that held it (which a later event fixes), rather
+ * than failing the whole batch; one held by another input's identity parks the event's identity
+ * with a conflict instead (SPEC §6, Ownership). Membership changes may name users or groups the
+ * bridge does not hold yet, of any input: they are kept and take effect when those arrive.
  */
 export function changesForEvents(events: readonly GenericEvent[]): EventBatchChanges {
   const ids: string[] = [];

@@ -35,7 +35,9 @@ export function oktaEventProcessor(
       deps.logger.info({ ...about, reason: plan.skip }, 'okta event skipped');
       return { result: 'skipped', reason: plan.skip };
     }
+    // Written as the `okta` input: it owns what it creates and changes nothing another input owns.
     const applied = await deps.api.apply(plan.changes, {
+      owner: 'okta',
       events: { source: 'okta', ids: [event.uuid], ttlSeconds: OKTA_EVENT_TTL_SECONDS },
     });
     const result = applied.duplicates.length > 0 ? 'duplicate' : (applied.results[0] ?? 'unchanged');

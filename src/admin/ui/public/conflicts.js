@@ -1,0 +1,218 @@
+// @ts-check
+/** Browser module: the conflict inbox — identities two inputs claim, linked or ignored here. */
+import { api, enc } from './api.js';
+import { announce, errorBox, fill, h, heading, time } from './dom.js';
+
+/** @import { View } from './dom.js' */
+
+// What the view reads of GET /admin/conflicts; the JSON Schemas in src/admin/openapi.conflicts.ts
+// are the reference.
+/**
+ * @typedef {{ owner: string | null; id: string; name: string | null }} ConflictParty
+ * @typedef {{ targetId: string; by: string; name: string | null }} ConflictCandidate
+ * @typedef {{
+ *   id: string;
+ *   kind: 'same-id' | 'account' | 'ambiguous';
+ *   identityKind: 'user' | 'group';
+ *   status: 'open' | 'ignored' | 'linked' | 'withdrawn';
+ *   claimant: ConflictParty;
+ *   holder: ConflictParty | null;
+ *   account: { targetId: string | null; by: string; candidates?: ConflictCandidate[] };
+ *   firstSeenAt: string | null;
+ *   lastSeenAt: string | null;
+ * }} Conflict
+ * @typedef {{ total: number; items: Conflict[]; nextCursor: string | null }} ConflictList
+ */
+
+/** @type {Record<Conflict['kind'], string>} */
+const KIND = {
+  'same-id': 'same id from two inputs',
+  account: 'same platform account',
+  ambiguous: 'two platform accounts fit',
+};
+
+/**
+ * @param {Conflict['identityKind']} kind
+ * @param {ConflictParty} party
+ */
+function who(kind, party) {
+  return h(
+    'span',
+    null,
+    h('a', { href: '#/identity/' + kind + '/' + enc(party.id) }, party.name || party.id),
+    ' ',
+    h('span', { class: 'muted' }, '(' + (party.owner || 'no owner') + ')'),
+  );
+}
+
+/** @param {Conflict} c */
+function accountCell(c) {
+  if (c.account.candidates && c.account.candidates.length) {
+    return c.account.candidates.map(function (candidate, i) {
+      const named = candidate.name ? ': ' + candidate.name : '';
+      return [i > 0 ? ' or ' : '', candidate.targetId + ' (' + candidate.by + named + ')'];
+    });
+  }
+  return c.account.targetId ? c.account.targetId + ' (by ' + c.account.by + ')' : 'none yet';
+}
+
+/**
+ * @param {HTMLElement} container
+ * @returns {Promise<View>}
+ */
+export async function conflictsView(container) {
+  const status = h(
+    'select',
+    { id: 'conflict-status' },
+    h('option', { value: 'open' }, 'open'),
+    h('option', { value: 'ignored' }, 'ignored'),
+    h('option', { value: 'all' }, 'all'),
+  );
+  const message = h('div');
+  const list = h('div');
+
+  async function load() {
+    /** @type {ConflictList} */
+    const page = await api('GET', 'conflicts?limit=200&status=' + status.value);
+    render(page);
+  }
+
+  /**
+   * @param {Conflict} c
+   * @param {'link' | 'ignore'} action
+   * @param {string} [targetId]
+   */
+  async function resolve(c, action, targetId) {
+    try {
+      /** @type {{ action: string; targetId?: string }} */
+      const body = { action: action };
+      if (targetId) body.targetId = targetId;
+      await api('POST', 'conflicts/' + enc(c.id) + '/resolve', body);
+      const name = c.claimant.name || c.claimant.id;
+      const text =
+        action === 'link'
+          ? 'Linked: ' + name + ' (' + c.claimant.owner + ') now owns the platform account.'
+          : 'Ignored: ' + name + ' stays parked and is no longer reported.';
+      announce(text);
+      fill(message, h('p', { role: 'status' }, text));
+      await load();
+    } catch (error) {
+      fill(message, errorBox(error));
+    }
+  }
+
+  /** @param {Conflict} c */
+  function actions(c) {
+    if (c.status !== 'open' && c.status !== 'ignored') return h('span', { class: 'muted' }, c.status);
+    const name = c.claimant.name || c.claimant.id;
+    /**
+     * @param {string} label the accessible name, starting with the text shown (the claimant's name is added)
+     * @param {'link' | 'ignore'} action
+     * @param {string} [targetId]
+     * @param {string} [text] what the button shows, when shorter than the label
+     */
+    const button = function (label, action, targetId, text) {
+      return h(
+        'button',
+        {
+          type: 'button',
+          class: action === 'ignore' ? 'secondary' : null,
+          'aria-label': label + ' — ' + name,
+          'data-focus': action + ':' + c.id + ':' + (targetId || ''),
+          onclick: function () {
+            resolve(c, action, targetId);
+          },
+        },
+        text || label,
+      );
+    };
+    const links =
+      c.kind === 'ambiguous'
+        ? (c.account.candidates || []).map(function (candidate) {
+            const text = 'Link the ' + candidate.by + ' match';
+            return button(text + ', ' + candidate.targetId, 'link', candidate.targetId, text);
+          })
+        : [button('Link', 'link')];
+    return h('div', { class: 'row' }, links, c.status === 'open' ? button('Ignore', 'ignore') : null);
+  }
+
+  /** @param {ConflictList} page */
+  function render(page) {
+    const rows = page.items.map(function (c) {
+      return h(
+        'tr',
+        null,
+        h('td', null, KIND[c.kind] || c.kind),
+        h('td', null, who(c.identityKind, c.claimant)),
+        h('td', null, c.holder ? who(c.identityKind, c.holder) : '—'),
+        h('td', null, accountCell(c)),
+        h('td', null, time(c.firstSeenAt)),
+        h('td', null, time(c.lastSeenAt)),
+        h('td', null, actions(c)),
+      );
+    });
+    fill(
+      list,
+      h('p', null, page.total + ' ' + status.value + ' conflict' + (page.total === 1 ? '' : 's') + '.'),
+      rows.length === 0
+        ? h('p', { class: 'muted' }, 'No conflicts.')
+        : h(
+            'table',
+            null,
+            h('caption', null, 'Conflicts, most recently seen first'),
+            h(
+              'thead',
+              null,
+              h(
+                'tr',
+                null,
+                [
+                  'kind',
+                  'claimant (parked)',
+                  'holder',
+                  'platform account',
+                  'first seen',
+                  'last seen',
+                  '',
+                ].map(function (n) {
+                  return h(
+                    'th',
+                    { scope: 'col' },
+                    n === '' ? h('span', { class: 'visually-hidden' }, 'resolve') : n,
+                  );
+                }),
+              ),
+            ),
+            h('tbody', null, rows),
+          ),
+    );
+  }
+
+  fill(
+    container,
+    heading('Conflicts'),
+    h(
+      'p',
+      { class: 'muted' },
+      'Identities two inputs claim. The claimant is parked (never written to the platform) until you ' +
+        "resolve it: Link makes the claimant's input the owner of the platform account; Ignore keeps " +
+        'it parked and stops reporting it.',
+    ),
+    h(
+      'form',
+      {
+        class: 'row',
+        onsubmit: function (e) {
+          e.preventDefault();
+          load();
+        },
+      },
+      h('div', { class: 'field' }, h('label', { for: 'conflict-status' }, 'Status'), status),
+      h('button', { type: 'submit', class: 'secondary' }, 'Show'),
+    ),
+    message,
+    list,
+  );
+  await load();
+  return { refresh: load, every: 10000 };
+}

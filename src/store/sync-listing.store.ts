@@ -1,0 +1,157 @@
+import type { ObservedGroup } from '../domain/group-diff.js';
+import type { IdentityKind } from '../domain/identity.js';
+import { observedName, packObserved, unpackObserved } from '../domain/observed-form.js';
+import type { ObservedUser } from '../domain/user-diff.js';
+import type { Keys } from './keys.js';
+import { LuaScript } from './lua-script.js';
+import { CANDIDATES, CLAIM, INDEX_PAGE } from './lua/sync-listing.lua.js';
+import type { RedisClient } from './redis-connection.js';
+import { storeCall } from './redis-errors.js';
+
+const scripts = {
+  index: new LuaScript(INDEX_PAGE),
+  candidates: new LuaScript(CANDIDATES),
+  claim: new LuaScript(CLAIM),
+};
+
+type Observed = ObservedUser | ObservedGroup;
+
+/** A listed resource as the plan sees it: what the listing showed, and whether a match claimed it. */
+export interface ListedResource<R extends Observed = Observed> {
+  resource: R;
+  claimed: boolean;
+  /** Claimed by the look-up itself, as this identity's match (see candidates). */
+  preclaimed?: boolean;
+}
+
+export interface CandidateLists {
+  lists: (ListedResource | undefined)[][];
+  /** Resources the look-up claimed that were no managed identity's target. */
+  claimedUnmanaged: number;
+}
+
+/** What an identity is looked up by, in matching order (SPEC §6). */
+export interface MatchKeys {
+  targetId?: string;
+  externalId: string;
+  /** userName / displayName, lower-cased. */
+  name: string;
+}
+
+/**
+ * A full sync's index of the platform's listing in Redis (P:sync:<id>:ls:…, keys.ts): each
+ * resource's compact form by target id, and its target id by externalId and by lower-cased name,
+ * written page by page as the listing arrives, so that the process never holds the listing. The
+ * plan then looks up a chunk of identities at a time and marks the resources its matches claim.
+ */
+export class SyncListing {
+  constructor(
+    private readonly redis: RedisClient,
+    private readonly keys: Keys,
+    readonly syncId: string,
+  ) {}
+
+  /** Indexes a page; returns {added, addedManaged}: new resources, and of them managed identities' targets. */
+  async indexPage(
+    kind: IdentityKind,
+    resources: readonly Observed[],
+  ): Promise<{ added: number; addedManaged: number }> {
+    if (resources.length === 0) return { added: 0, addedManaged: 0 };
+    const args = resources.flatMap((r) => [
+      r.id,
+      r.externalId ?? '',
+      observedName(kind, r),
+      packObserved(kind, r),
+    ]);
+    const keys = [...this.indexKeys(kind), this.keys.targetIdIndex(kind), this.keys.managed(kind)];
+    const [added, addedManaged] = (await storeCall(() =>
+      scripts.index.run(this.redis, keys, args),
+    )) as number[];
+    return { added: added ?? 0, addedManaged: addedManaged ?? 0 };
+  }
+
+  /**
+   * For each identity, its candidates in matching order: by recorded target id, externalId, name.
+   * The resource of the recorded target id, when listed and unclaimed, is the match: it comes
+   * alone and claimed (`preclaimed`), as the match a plan makes of it (pickMatch) — unless a match
+   * of this process that Redis has not seen yet took it: `more` then gives the other candidates.
+   */
+  async candidates(kind: IdentityKind, lookups: readonly MatchKeys[]): Promise<CandidateLists> {
+    if (lookups.length === 0) return { lists: [], claimedUnmanaged: 0 };
+    const args = lookups.flatMap((l) => [l.targetId ?? '', l.externalId, l.name]);
+    const reply = (await storeCall(() => scripts.candidates.run(this.redis, this.indexKeys(kind), args))) as (
+      string | number
+    )[];
+    const lists = lookups.map((_, i) => {
+      const found = new Map<string, ListedResource | undefined>();
+      return [0, 1, 2].map((c) => {
+        const id = reply[1 + i * 6 + c * 2] as string;
+        const entry = reply[1 + i * 6 + c * 2 + 1] as string;
+        if (!id) return undefined;
+        if (entry.startsWith('!'))
+          return { ...listed(kind, id, entry.slice(1)), claimed: false, preclaimed: true };
+        if (entry !== '=') found.set(id, listed(kind, id, entry));
+        return found.get(id);
+      });
+    });
+    return { lists, claimedUnmanaged: Number(reply[0] ?? 0) };
+  }
+
+  /** The candidates by externalId and name alone (the recorded target id's resource was taken). */
+  async more(kind: IdentityKind, lookup: MatchKeys): Promise<(ListedResource | undefined)[]> {
+    const { lists } = await this.candidates(kind, [{ externalId: lookup.externalId, name: lookup.name }]);
+    return lists[0] ?? [];
+  }
+
+  /** Listed resources by target id (claimed or not), e.g. a managed identity's, to deprovision. */
+  async resources(kind: IdentityKind, targetIds: readonly string[]): Promise<(ListedResource | undefined)[]> {
+    if (targetIds.length === 0) return [];
+    const entries = await storeCall(() => this.redis.hmget(this.indexKeys(kind)[0] ?? '', ...targetIds));
+    return targetIds.map((id, i) => listed(kind, id, entries[i] ?? undefined));
+  }
+
+  /** Target ids by externalId (a create whose answer was lost is found by the externalId it sent). */
+  async byExternalId(kind: IdentityKind, externalIds: readonly string[]): Promise<(string | undefined)[]> {
+    if (externalIds.length === 0) return [];
+    const ids = await storeCall(() => this.redis.hmget(this.indexKeys(kind)[1] ?? '', ...externalIds));
+    return ids.map((id) => id ?? undefined);
+  }
+
+  /** Marks resources as claimed by a match; returns how many of them were not managed identities' targets. */
+  async claim(kind: IdentityKind, targetIds: readonly string[]): Promise<number> {
+    if (targetIds.length === 0) return 0;
+    return (await storeCall(() =>
+      scripts.claim.run(this.redis, [this.indexKeys(kind)[0] ?? ''], targetIds),
+    )) as number;
+  }
+
+  /** How many distinct resources of a kind were listed. */
+  async count(kind: IdentityKind): Promise<number> {
+    return storeCall(() => this.redis.hlen(this.indexKeys(kind)[0] ?? ''));
+  }
+
+  private indexKeys(kind: IdentityKind): [string, string, string] {
+    const k = kind === 'user' ? 'u' : 'g';
+    return [
+      this.keys.syncWork(this.syncId, `ls:${k}:r`),
+      this.keys.syncWork(this.syncId, `ls:${k}:x`),
+      this.keys.syncWork(this.syncId, `ls:${k}:n`),
+    ];
+  }
+}
+
+function listed(kind: IdentityKind, id: string, entry: string): ListedResource;
+function listed(
+  kind: IdentityKind,
+  id: string | undefined,
+  entry: string | undefined,
+): ListedResource | undefined;
+function listed(
+  kind: IdentityKind,
+  id: string | undefined,
+  entry: string | undefined,
+): ListedResource | undefined {
+  if (!id || !entry) return undefined;
+  const flag = entry.charAt(0);
+  return { resource: unpackObserved(kind, id, entry.slice(1)), claimed: flag === 'U' || flag === 'M' };
+}

@@ -1,0 +1,164 @@
+import { canonicalGroupJson, canonicalUserJson } from '../domain/canonical.js';
+import type { DesiredGroup, DesiredUser, IdentityKind } from '../domain/identity.js';
+import type {
+  ItemRef,
+  LedgerAnswer,
+  LedgerEntry,
+  MemberCheck,
+  SnapshotKind,
+  SnapshotLedger,
+} from '../domain/snapshot-ledger.js';
+import { SCRATCH_TABLES, syncWorkParts, type Keys, type ScratchTable, type SyncWorkPart } from './keys.js';
+import { LuaScript } from './lua-script.js';
+import { EXPIRE_KEYS, RECORD_ITEMS, REMEMBER, STAGE_ITEMS } from './lua/sync-staging.lua.js';
+import type { RedisClient } from './redis-connection.js';
+import { storeCall } from './redis-errors.js';
+
+const scripts = {
+  record: new LuaScript(RECORD_ITEMS),
+  stage: new LuaScript(STAGE_ITEMS),
+  remember: new LuaScript(REMEMBER),
+  expire: new LuaScript(EXPIRE_KEYS),
+};
+
+/** A pushed snapshot's staging lives this long unless its sync is held (then until it ends). */
+export const STAGING_TTL_MS = 24 * 3600 * 1000;
+
+const letter = (kind: SnapshotKind | IdentityKind) => (kind === 'users' || kind === 'user' ? 'u' : 'g');
+
+/**
+ * What one full sync keeps of its source in Redis (P:sync:<id>:src:…, keys.ts): the ledger of the
+ * rules across items (domain/snapshot-ledger.ts), the ids in the source's order, the desired state
+ * of the identities it changes, and the scratch tables a source reads with. Nothing of it grows the
+ * process: every call handles one batch. Dropped when the sync ends (sync-record.lua.ts FINISH).
+ */
+export class SyncStaging implements SnapshotLedger {
+  constructor(
+    private readonly redis: RedisClient,
+    private readonly keys: Keys,
+    readonly syncId: string,
+    private readonly ttlMs = STAGING_TTL_MS,
+  ) {}
+
+  key(part: SyncWorkPart): string {
+    return this.keys.syncWork(this.syncId, part);
+  }
+
+  async record(kind: SnapshotKind, entries: readonly LedgerEntry[]): Promise<LedgerAnswer[]> {
+    const k = letter(kind);
+    const keys = [this.key(`src:${k}:ids`), this.key(`src:${k}:names`), this.key(`src:${k}:ext`)];
+    const args = entries.flatMap((e) => [encodeRef(e.ref), e.id ?? '', e.name ?? '', e.externalId ?? '']);
+    const reply = (await storeCall(() =>
+      scripts.record.run(this.redis, keys, [this.ttlMs, ...args]),
+    )) as string[];
+    return entries.map((_, i) => {
+      const [id, name, target] = reply.slice(i * 3, i * 3 + 3);
+      return {
+        ...(id ? { id: decodeRef(id) } : {}),
+        ...(name ? { name: decodeRef(name) } : {}),
+        ...(target ? { target: decodeRef(target) } : {}),
+      };
+    });
+  }
+
+  async hasUsers(ids: readonly string[]): Promise<boolean[]> {
+    if (ids.length === 0) return [];
+    const found = await storeCall(() => this.redis.hmget(this.key('src:u:ids'), ...ids));
+    return found.map((value) => value !== null);
+  }
+
+  async defer(checks: readonly MemberCheck[]): Promise<void> {
+    if (checks.length === 0) return;
+    const key = this.key('src:members');
+    const lines = checks.map((c) => JSON.stringify([encodeRef(c.group), c.position, c.member]));
+    await storeCall(() =>
+      this.redis
+        .multi()
+        .rpush(key, ...lines)
+        .pexpire(key, this.ttlMs)
+        .exec(),
+    );
+  }
+
+  async *deferred(batchSize: number): AsyncIterable<MemberCheck[]> {
+    const key = this.key('src:members');
+    for (let start = 0; ; start += batchSize) {
+      const lines = await storeCall(() => this.redis.lrange(key, start, start + batchSize - 1));
+      if (lines.length === 0) return;
+      yield lines.map((line) => {
+        const [group, position, member] = JSON.parse(line) as [string, number, string];
+        return { group: decodeRef(group), position, member };
+      });
+    }
+  }
+
+  /** Stages valid items: their ids in order, their desired state where it differs from the stored one. */
+  async stage(kind: 'user', items: readonly DesiredUser[]): Promise<number>;
+  async stage(kind: 'group', items: readonly DesiredGroup[]): Promise<number>;
+  async stage(kind: IdentityKind, items: readonly (DesiredUser | DesiredGroup)[]): Promise<number> {
+    if (items.length === 0) return 0;
+    const k = letter(kind);
+    const keys = [this.key(`src:${k}:order`), this.key(`src:${k}:docs`)];
+    const args: (string | number)[] = [this.ttlMs, k];
+    for (const item of items) {
+      keys.push(this.keys.doc(kind, item.id));
+      if (kind === 'user') {
+        args.push(item.id, canonicalUserJson(item as DesiredUser));
+        continue;
+      }
+      const group = item as DesiredGroup;
+      keys.push(this.keys.members(group.id));
+      args.push(group.id, canonicalGroupJson(group), group.members.join('\n'), group.members.length);
+    }
+    return (await storeCall(() => scripts.stage.run(this.redis, keys, args))) as number;
+  }
+
+  async remember(table: string, entries: readonly (readonly [string, string])[]): Promise<void> {
+    if (entries.length === 0) return;
+    const args = [this.ttlMs, ...entries.flat()];
+    await storeCall(() => scripts.remember.run(this.redis, [this.key(scratch(table))], args));
+  }
+
+  async recall(table: string, keys: readonly string[]): Promise<(string | undefined)[]> {
+    if (keys.length === 0) return [];
+    const values = await storeCall(() => this.redis.hmget(this.key(scratch(table)), ...keys));
+    return values.map((v) => v ?? undefined);
+  }
+
+  /** How many users the staged source lists. */
+  async userCount(): Promise<number> {
+    return storeCall(() => this.redis.llen(this.key('src:u:order')));
+  }
+
+  /** Sets the time to live of what is staged, or keeps it until the sync ends (0: a held sync). */
+  async expire(ttlMs: number): Promise<void> {
+    const keys = syncWorkParts().source.map((part) => this.key(part));
+    await storeCall(() => scripts.expire.run(this.redis, keys, [ttlMs]));
+  }
+
+  /** Deletes the source's staging (`source`), the run's work (`run`), or both. */
+  async drop(which: 'source' | 'run' | 'all', keep: readonly SyncWorkPart[] = []): Promise<void> {
+    const parts = syncWorkParts();
+    const chosen = which === 'all' ? [...parts.source, ...parts.run] : parts[which];
+    const keys = chosen.filter((part) => !keep.includes(part)).map((part) => this.key(part));
+    await storeCall(() => this.redis.unlink(...keys));
+  }
+}
+
+function scratch(table: string): SyncWorkPart {
+  const known = SCRATCH_TABLES.find((t): t is ScratchTable => t === table);
+  if (known === undefined) throw new Error(`no scratch table ${table}`);
+  return `src:scratch:${known}`;
+}
+
+/** An item ref as the ledger keeps it: its position, or [position, label, line] as JSON. */
+export function encodeRef(ref: ItemRef): string {
+  if (ref.label === undefined && ref.line === undefined) return String(ref.index);
+  return JSON.stringify([ref.index, ref.label ?? null, ref.line ?? null]);
+}
+
+export function decodeRef(text: string): ItemRef {
+  if (!text.startsWith('[')) return { index: Number(text) };
+  const [index, label, line] = JSON.parse(text) as [number, string | null, number | null];
+  return { index, ...(label === null ? {} : { label }), ...(line === null ? {} : { line }) };
+}

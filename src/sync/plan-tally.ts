@@ -1,0 +1,99 @@
+import type { ObservedGroup } from '../domain/group-diff.js';
+import type { IdentityKind } from '../domain/identity.js';
+import { emptyCounts, type Decision, type PlannedChange } from '../domain/sync-plan.js';
+import type { ObservedUser } from '../domain/user-diff.js';
+
+/** Changes, removals and groups losing members shown by name in the plan; the counts are always whole. */
+export const SAMPLE = 100;
+/** Groups, and members per group, shown of the membership removals. */
+export const MEMBERSHIP_SAMPLE = 25;
+
+export interface SampledChange {
+  kind: IdentityKind;
+  id: string;
+  action: PlannedChange['action'];
+  targetId?: string;
+  attributes?: string[];
+  userName?: string;
+  displayName?: string;
+}
+
+export interface MembershipSample {
+  group: string;
+  displayName: string | null;
+  total: number;
+  /** Target user ids taken out (the first MEMBERSHIP_SAMPLE), named when the report is made. */
+  removed: string[];
+}
+
+/**
+ * What a plan keeps in memory while it is computed a chunk at a time: counts, and bounded samples
+ * of its changes and removals for the report. The changes themselves go to Redis (plan-writer.ts).
+ */
+export class PlanTally {
+  readonly counts = { users: emptyCounts(), groups: emptyCounts() };
+  unmanagedUsers = 0;
+  readonly changes = { user: 0, group: 0 };
+  readonly sample: SampledChange[] = [];
+  readonly removedUsers = { total: 0, sample: [] as { id: string; userName: string | null }[] };
+  readonly removedGroups = { total: 0, sample: [] as { id: string; displayName: string | null }[] };
+  readonly memberships = { total: 0, groups: 0, sample: [] as MembershipSample[] };
+
+  /** A desired identity's decision; `name` is its userName / displayName. */
+  decided(kind: IdentityKind, decision: Decision, name: string): void {
+    this.of(kind)[decision.counted]++;
+    if (decision.change) this.changed(decision.change, name);
+    const removed = decision.removedMembers ?? [];
+    if (removed.length === 0) return;
+    this.memberships.total += removed.length;
+    this.memberships.groups++;
+    if (this.memberships.sample.length < MEMBERSHIP_SAMPLE) {
+      const observed = decision.change?.observed as ObservedGroup | null | undefined;
+      this.memberships.sample.push({
+        group: decision.change?.id ?? '',
+        displayName: observed?.displayName ?? null,
+        total: removed.length,
+        removed: removed.slice(0, MEMBERSHIP_SAMPLE),
+      });
+    }
+  }
+
+  deprovisioned(change: PlannedChange): void {
+    this.of(change.kind).deprovision++;
+    const name =
+      change.kind === 'user'
+        ? (change.observed as ObservedUser | null)?.userName
+        : (change.observed as ObservedGroup | null)?.displayName;
+    this.changed(change, name);
+    if (change.kind === 'user') {
+      this.removedUsers.total++;
+      if (this.removedUsers.sample.length < SAMPLE)
+        this.removedUsers.sample.push({ id: change.id, userName: name ?? null });
+    } else {
+      this.removedGroups.total++;
+      if (this.removedGroups.sample.length < SAMPLE)
+        this.removedGroups.sample.push({ id: change.id, displayName: name ?? null });
+    }
+  }
+
+  get totalChanges(): number {
+    return this.changes.user + this.changes.group;
+  }
+
+  private of(kind: IdentityKind) {
+    return kind === 'user' ? this.counts.users : this.counts.groups;
+  }
+
+  private changed(change: PlannedChange, name: string | undefined): void {
+    this.changes[change.kind]++;
+    if (this.sample.length >= SAMPLE) return;
+    this.sample.push({
+      kind: change.kind,
+      id: change.id,
+      action: change.action,
+      ...(change.targetId ? { targetId: change.targetId } : {}),
+      ...(change.attributes ? { attributes: change.attributes } : {}),
+      ...(name === undefined ? {} : change.kind === 'user' ? { userName: name } : { displayName: name }),
+    });
+  }
+}

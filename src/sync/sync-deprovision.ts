@@ -1,0 +1,77 @@
+import type { IdentityKind } from '../domain/identity.js';
+import { deprovisionLookup, planDeprovision } from '../domain/sync-plan.js';
+import {
+  notInSource,
+  sourceIdentities,
+  type NotInSource,
+  type WalkPhase,
+} from '../store/desired-state.bulk.js';
+import { storeCall } from '../store/redis-errors.js';
+import { StatusQueries } from '../store/status.queries.js';
+import { PlanWriter } from './plan-writer.js';
+import type { MergeContext } from './sync-merge.js';
+
+/**
+ * The stored identities of the source that it no longer lists (SPEC §6): desired ones leave the
+ * desired state (deleted when the run is applied), and managed ones still on the platform — found
+ * by their target id, or a lost create by the externalId it sent — are deprovisioned: users while
+ * active (DEPROVISION=deactivate) or at all (delete), groups deleted. Walked a batch at a time.
+ */
+export async function planSourceRemovals(ctx: MergeContext, kind: IdentityKind): Promise<void> {
+  const { deps, run, source } = ctx;
+  const ids = source[kind === 'user' ? 'users' : 'groups'];
+  const removals = run.staging.key('removals');
+  const phases = await phasesToWalk(ctx, kind);
+  for await (const { phase, ids: batch } of sourceIdentities(deps.redis, deps.keys, kind, phases)) {
+    await run.cancel.check();
+    const missing = await notInSource(deps.redis, deps.keys, kind, ids, { phase, ids: batch, removals });
+    const writer = new PlanWriter(deps.redis, run.staging);
+    for (const identity of missing) if (identity.desired) writer.gone(kind, identity.id);
+    const found = await resourcesOf(ctx, kind, missing);
+    missing.forEach((identity, i) => {
+      const change = planDeprovision(kind, identity.id, found[i], deps.settings.deprovision);
+      if (!change) return;
+      ctx.tally.deprovisioned(change);
+      writer.change(change, false);
+    });
+    await writer.flush();
+    await ctx.onChunk?.(batch.length);
+  }
+}
+
+/**
+ * Which stored identities to walk. Counts decide what cannot hold a missing one: every desired
+ * identity was met in the source (the merge counted those with a stored desired state), every
+ * managed one is desired, nothing is half-created. A count changed meanwhile by another input
+ * can only make the walk skip a removal (the next sync makes it), never add one.
+ */
+async function phasesToWalk(ctx: MergeContext, kind: IdentityKind): Promise<Set<WalkPhase>> {
+  const { redis, keys } = ctx.deps;
+  const [desired, managed, creating, managedDesired] = await Promise.all([
+    storeCall(() => redis.zcard(keys.all(kind))),
+    storeCall(() => redis.scard(keys.managed(kind))),
+    storeCall(() => redis.scard(keys.creating(kind))),
+    new StatusQueries(redis, keys).managedAndDesired(kind),
+  ]);
+  const phases = new Set<WalkPhase>();
+  const ids = ctx.source[kind === 'user' ? 'users' : 'groups'];
+  // Without a source the desired identities are the source: none of them is missing from it.
+  if (ids.mode === 'h' && desired !== ctx.storedInSource[kind]) phases.add('all');
+  if (managed > managedDesired) phases.add('managed');
+  if (creating > 0) phases.add('creating');
+  return phases;
+}
+
+/** Each identity's resource in the listing, by target id or by the externalId of a lost create. */
+async function resourcesOf(ctx: MergeContext, kind: IdentityKind, identities: readonly NotInSource[]) {
+  const { listing } = ctx.run;
+  const lookups = identities.map((identity) => deprovisionLookup(identity.known));
+  const byExternal = lookups.flatMap((l) => (l && 'externalId' in l ? [l.externalId] : []));
+  const resolved = await listing.byExternalId(kind, byExternal);
+  let next = 0;
+  const targetIds = lookups.map((l) => (!l ? undefined : 'targetId' in l ? l.targetId : resolved[next++]));
+  const wanted = targetIds.filter((t): t is string => t !== undefined);
+  const resources = await listing.resources(kind, wanted);
+  const byId = new Map(wanted.map((id, i) => [id, resources[i]?.resource]));
+  return targetIds.map((t) => (t === undefined ? undefined : byId.get(t)));
+}

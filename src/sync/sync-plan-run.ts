@@ -1,0 +1,78 @@
+import type { ObservedUser } from '../domain/user-diff.js';
+import { collectGarbage } from '../ops/memory.js';
+import { storeCall } from '../store/redis-errors.js';
+import type { FullSyncDeps } from './full-sync.context.js';
+import { PlanTally } from './plan-tally.js';
+import { planSourceRemovals } from './sync-deprovision.js';
+import { planSourceGroups, planSourceUsers, type MergeContext } from './sync-merge.js';
+import type { ReadResult, RunContext } from './sync-read.js';
+import type { MemberNames } from './sync-report.js';
+
+export interface Planned {
+  read: ReadResult;
+  tally: PlanTally;
+  /** Names of the members the report's membership sample takes out of groups. */
+  memberNames: MemberNames;
+}
+
+const PROGRESS_EVERY_MS = 250;
+/** Chunks between full collections: each leaves garbage, and V8 would let it pile up (RSS grows). */
+const GC_EVERY = 25;
+
+/**
+ * The plan of a run (SPEC §6), in the order the runs apply it: the source's users, the users it no
+ * longer lists, then its groups (their members compared through the users' target ids, this plan's
+ * matches included) and the groups it no longer lists. Holds counts and samples only.
+ */
+export async function planRun(deps: FullSyncDeps, run: RunContext, read: ReadResult): Promise<Planned> {
+  const tally = new PlanTally();
+  let planned = 0;
+  let chunks = 0;
+  let reported = 0;
+  const ctx: MergeContext = {
+    deps,
+    run,
+    source: read.source,
+    tally,
+    claimedUnmanaged: 0,
+    storedInSource: { user: 0, group: 0 },
+    onChunk: async (count) => {
+      planned += count;
+      if (++chunks % GC_EVERY === 0) collectGarbage();
+      if (Date.now() - reported < PROGRESS_EVERY_MS) return;
+      reported = Date.now();
+      await deps.records.update(run.syncId, { progress: { phase: 'planning', done: planned, total: 0 } });
+    },
+  };
+  await planSourceUsers(ctx);
+  await planSourceRemovals(ctx, 'user');
+  // Listed users matched by no desired identity and not managed: left alone.
+  tally.unmanagedUsers = Math.max(0, read.listed.users - read.listed.managedUsers - ctx.claimedUnmanaged);
+  await planSourceGroups(ctx);
+  await planSourceRemovals(ctx, 'group');
+  return { read, tally, memberNames: await nameRemovedMembers(deps, run, tally) };
+}
+
+/** The source id and userName of each member the membership sample removes (a few hundred at most). */
+async function nameRemovedMembers(
+  deps: FullSyncDeps,
+  run: RunContext,
+  tally: PlanTally,
+): Promise<MemberNames> {
+  const targetIds = [...new Set(tally.memberships.sample.flatMap((g) => g.removed))];
+  const names: MemberNames = new Map();
+  if (targetIds.length === 0) return names;
+  const [ids, listed] = await Promise.all([
+    storeCall(() => deps.redis.hmget(deps.keys.targetIdIndex('user'), ...targetIds)),
+    run.listing.resources('user', targetIds),
+  ]);
+  targetIds.forEach((targetId, i) => {
+    const id = ids[i] ?? undefined;
+    const userName = (listed[i]?.resource as ObservedUser | undefined)?.userName;
+    names.set(targetId, {
+      ...(id === undefined ? {} : { id }),
+      ...(userName === undefined ? {} : { userName }),
+    });
+  });
+  return names;
+}
