@@ -1,4 +1,5 @@
 import { counts, int, nullable, ref, str, time } from './openapi.parts.js';
+import { LinkOnly, OwnedElsewhere } from './openapi.ownership-schemas.js';
 
 /**
  * The JSON Schemas of a full reconciliation as the admin API shows it (GET /admin/sync/{jobId}): its
@@ -59,11 +60,16 @@ const Removals = {
 const Source = {
   type: 'object',
   description:
-    'Where the users came from, and the count SOURCE_SHRINK_LIMIT compares with the last completed sync of the same source.',
+    'Where the users came from, and the count SOURCE_SHRINK_LIMIT compares with the last completed sync of the same source for the same directory.',
   required: ['name', 'shrinkLimitPercent'],
   additionalProperties: false,
   properties: {
     name: { ...str, description: 'snapshot (pushed), the DIRECTORY_SOURCE (file, ldap, scim), or none.' },
+    owner: {
+      ...str,
+      description:
+        'The input whose identities the run replaces (directory:<DIRECTORY_NAME>); absent without a source.',
+    },
     users: { ...int, description: 'Users the source lists now.' },
     last: {
       type: 'object',
@@ -88,7 +94,12 @@ export const SyncPlan = {
     unchanged: int,
     users: KindCounts,
     groups: KindCounts,
-    unmanagedUsers: { ...int, description: 'Target users the bridge does not manage (left alone).' },
+    unmanagedUsers: {
+      ...int,
+      description: 'Target users the bridge does not manage for any input (left alone).',
+    },
+    ownedElsewhere: OwnedElsewhere,
+    linkOnly: LinkOnly,
     deprovisionLimit: { ...int, description: 'DEPROVISION_LIMIT as a count of users for this run.' },
     deprovisionLimitSetting: { ...str, description: 'DEPROVISION_LIMIT as configured, e.g. 500,20%.' },
     held: {
@@ -129,6 +140,10 @@ export const SyncSummary = {
     deprovisioned: int,
     unchanged: int,
     failed: int,
+    linked: { ...int, description: 'A link-only run: identities linked (recorded as managed).' },
+    unmatchedInSource: { ...int, description: 'A link-only run: source identities no account fits.' },
+    unmatchedOnPlatform: { ...int, description: 'A link-only run: platform accounts left alone.' },
+    ambiguous: { ...int, description: 'A link-only run: identities two accounts fit (conflict inbox).' },
     requests: {
       type: 'object',
       description: 'Requests sent to the target by HTTP method, and their total.',
@@ -189,5 +204,9 @@ export const SyncView = {
     },
     cancelRequested: { const: true },
     allowEmpty: { const: true, description: 'Started with allowEmpty: an empty source is not refused.' },
+    linkOnly: {
+      const: true,
+      description: 'A link-only run: it records matches as managed and writes nothing to the platform.',
+    },
   },
 };

@@ -34,7 +34,7 @@ const syncStart = {
     operationId: 'startSync',
     summary: 'Start a full reconciliation (SPEC §6)',
     description:
-      'Without a snapshot it reconciles the directory source (or the current desired state). A second request while one runs returns its jobId (started: false); one with a snapshot gets 409, before its body is read. A snapshot comes as JSON (`{"snapshot": {...}}`, up to SNAPSHOT_LIMIT_BYTES) or, for large directories, as NDJSON read as a stream (up to SNAPSHOT_STREAM_LIMIT_BYTES; gzip or deflate accepted): an optional first line `{"options": {"dryRun": …, "allowEmpty": …}}`, then one `{"user": {...}}` or `{"group": {...}}` per line. An invalid snapshot gets 400 listing the problems (an NDJSON line named as `line N: …`) and changes nothing.',
+      'Without a snapshot it reconciles the directory source (or the current desired state). A second request while one runs returns its jobId (started: false); one with a snapshot gets 409 before its body is read, and a link-only one gets 409 too. `linkOnly`: list the platform and the source, record every match as managed and write nothing to the platform (with `dryRun`: report what it would link and record nothing). A snapshot comes as JSON (`{"snapshot": {...}}`, up to SNAPSHOT_LIMIT_BYTES) or, for large directories, as NDJSON read as a stream (up to SNAPSHOT_STREAM_LIMIT_BYTES; gzip or deflate accepted): an optional first line `{"options": {"dryRun": …, "allowEmpty": …, "linkOnly": …}}`, then one `{"user": {...}}` or `{"group": {...}}` per line. An invalid snapshot gets 400 listing the problems (an NDJSON line named as `line N: …`) and changes nothing.',
     requestBody: {
       required: false,
       content: {
@@ -50,6 +50,11 @@ const syncStart = {
                 description:
                   'The directory really is empty: a source listing no users is not refused (by default it is, with error source_empty, while the bridge manages users).',
               },
+              linkOnly: {
+                type: 'boolean',
+                description:
+                  'Onboarding: record the matches between source and platform as managed (externalId first, then userName / displayName) and write nothing to the platform; never deprovisions, never held.',
+              },
             },
           },
         },
@@ -57,7 +62,7 @@ const syncStart = {
           schema: {
             type: 'string',
             description:
-              'One JSON object per line: optionally first {"options": {"dryRun": boolean, "allowEmpty": boolean}}, then {"user": {...}} or {"group": {...}} (SPEC §5.4), in any order.',
+              'One JSON object per line: optionally first {"options": {"dryRun": boolean, "allowEmpty": boolean, "linkOnly": boolean}}, then {"user": {...}} or {"group": {...}} (SPEC §5.4), in any order.',
           },
         },
       },
@@ -73,7 +78,7 @@ const syncStart = {
         'Started, or the running sync',
       ),
       '400': error('Invalid body or snapshot (problems listed)'),
-      '409': error('A sync is running and a snapshot was pushed'),
+      '409': error('A sync is running and a snapshot was pushed, or a link-only run was asked'),
       '413': error('Body over SNAPSHOT_LIMIT_BYTES (JSON) or SNAPSHOT_STREAM_LIMIT_BYTES (NDJSON)'),
       '415': error('Body is neither JSON nor NDJSON'),
       ...guarded,

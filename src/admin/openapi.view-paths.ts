@@ -1,4 +1,5 @@
 import { ref } from './openapi.parts.js';
+import { CHANGE_ACTIONS, LIST_ACTIONS } from './sync-lists.js';
 
 /**
  * The admin routes the dashboard's views read (openapi.ts lists them with the others): a sync's
@@ -26,16 +27,17 @@ const noSync = error('No such sync (also any id that is not a sync id)');
 const changes = {
   get: {
     operationId: 'listSyncChanges',
-    summary: "A page of a sync's planned changes, each with its userName / displayName",
+    summary:
+      "A page of a sync's planned changes, or of the lists beside them, each with its userName / displayName",
     description:
-      'The record keeps the first 100 changes of the plan: `recorded` of the `total` can be paged through.',
+      "The record keeps the first 100 changes of the plan, and the first 100 of each list: `recorded` of the `total` can be paged through. The lists: `ownedElsewhere` (identities the run leaves to other inputs: theirs, with their owner, and the source's identities another input holds, marked `refused`), and a link-only run's `linked`, `unmatchedInSource`, `unmatchedOnPlatform` (platform accounts: `id` null, `targetId` set) and `ambiguous` (with the `candidates`).",
     parameters: [
       jobId,
       {
         name: 'action',
         in: 'query',
-        schema: { enum: ['create', 'update', 'adopt', 'deprovision'] },
-        description: 'Only changes of this action; all when absent.',
+        schema: { enum: [...CHANGE_ACTIONS, ...LIST_ACTIONS] },
+        description: 'Only changes of this action, or one list; all changes when absent.',
       },
       { name: 'offset', in: 'query', schema: { type: 'integer', minimum: 0, default: 0 } },
       { name: 'limit', in: 'query', schema: { type: 'integer', minimum: 1, maximum: 100, default: 25 } },

@@ -1,15 +1,18 @@
 import { int, nullable, str, time } from './openapi.parts.js';
+import { CHANGE_ACTIONS, LIST_ACTIONS } from './sync-lists.js';
 
 /**
  * The JSON Schemas of the answers the dashboard's views read (openapi.view-paths.ts): a page of a
  * sync's changes, a progress event, and an identity beside its platform copy.
  */
 
+const ACTIONS = [...CHANGE_ACTIONS, ...LIST_ACTIONS];
+
 const actionCounts = {
   type: 'object',
-  required: ['create', 'update', 'adopt', 'deprovision'],
+  required: ACTIONS,
   additionalProperties: false,
-  properties: { create: int, update: int, adopt: int, deprovision: int },
+  properties: Object.fromEntries(ACTIONS.map((action) => [action, int])),
 };
 
 const SyncChanges = {
@@ -19,13 +22,16 @@ const SyncChanges = {
   properties: {
     jobId: str,
     action: {
-      ...nullable({ enum: ['create', 'update', 'adopt', 'deprovision'] }),
-      description: 'null: all.',
+      ...nullable({ enum: ACTIONS }),
+      description: 'null: all changes.',
     },
     planned: { type: 'boolean', description: 'The sync has planned (false while it reads and lists).' },
-    total: { ...int, description: 'Changes of this action in the whole plan.' },
-    recorded: { ...int, description: 'Of those, the ones the record keeps (its first 100 changes).' },
-    totals: { ...actionCounts, description: 'Changes per action in the whole plan.' },
+    total: { ...int, description: 'Changes of this action (identities of this list) in the whole plan.' },
+    recorded: { ...int, description: 'Of those, the ones the record keeps (the first 100).' },
+    totals: {
+      ...actionCounts,
+      description: 'Changes per action, and identities per list, in the whole plan.',
+    },
     offset: int,
     limit: int,
     items: {
@@ -36,8 +42,11 @@ const SyncChanges = {
         additionalProperties: false,
         properties: {
           kind: { enum: ['user', 'group'] },
-          id: str,
-          action: { enum: ['create', 'update', 'adopt', 'deprovision'] },
+          id: {
+            ...nullable(str),
+            description: 'The source id; null for a platform account (unmatchedOnPlatform).',
+          },
+          action: { enum: ACTIONS },
           targetId: str,
           attributes: { type: 'array', items: str },
           userName: {
@@ -45,6 +54,22 @@ const SyncChanges = {
             description: 'Users: as the plan, the platform or the desired state names it.',
           },
           displayName: { ...nullable(str), description: 'Groups: likewise.' },
+          owner: { ...nullable(str), description: 'ownedElsewhere: the input that owns it.' },
+          refused: {
+            enum: ['same-id', 'account', 'parked'],
+            description:
+              'ownedElsewhere: a source identity another input holds — its id, its name, externalId or the platform account it matches — or one parked already (a conflict waits).',
+          },
+          candidates: {
+            type: 'array',
+            description: 'ambiguous: the platform accounts that fit.',
+            items: {
+              type: 'object',
+              required: ['targetId', 'by', 'name'],
+              additionalProperties: false,
+              properties: { targetId: str, by: str, name: str },
+            },
+          },
         },
       },
     },

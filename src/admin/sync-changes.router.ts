@@ -6,17 +6,27 @@ import { isSyncId } from '../queue/job-ids.js';
 import type { IdentityNameQueries } from '../store/identity-names.queries.js';
 import type { SyncService } from '../sync/sync.service.js';
 import { parseInput } from './admin-input.js';
+import {
+  CHANGE_ACTIONS,
+  LIST_ACTIONS,
+  listItems,
+  listTotals,
+  type ListAction,
+  type RecordedLists,
+} from './sync-lists.js';
 
 export interface AdminSyncChangesDeps {
   syncs: SyncService;
   names: IdentityNameQueries;
 }
 
-const ACTIONS = ['create', 'update', 'adopt', 'deprovision'] as const;
+const ACTIONS = CHANGE_ACTIONS;
 type Action = (typeof ACTIONS)[number];
 
 const query = z.strictObject({
-  action: z.enum(ACTIONS, { error: 'not create, update, adopt or deprovision' }).optional(),
+  action: z
+    .enum([...ACTIONS, ...LIST_ACTIONS], { error: `not one of ${[...ACTIONS, ...LIST_ACTIONS].join(', ')}` })
+    .optional(),
   offset: z.coerce.number().int('not a whole number').min(0).max(1_000_000).default(0),
   limit: z.coerce.number().int('not a whole number').min(1).max(100).default(25),
 });
@@ -33,7 +43,7 @@ interface RecordedChange {
 }
 
 /** The parts of the recorded plan read here; anything else in it is left alone. */
-interface RecordedPlan {
+interface RecordedPlan extends RecordedLists {
   create?: number;
   update?: number;
   deprovision?: number;
@@ -47,8 +57,10 @@ interface RecordedPlan {
 
 /**
  * GET /admin/sync/{jobId}/changes: a page of a sync's planned changes, of one action or all, each
- * with its userName (users) or displayName (groups) beside its id. The record keeps a sample of the
- * plan's changes (the first 100); `total` counts them all, `recorded` those the sample holds.
+ * with its userName (users) or displayName (groups) beside its id — or of one of the lists the plan
+ * keeps beside them (sync-lists.ts: what it leaves to other inputs, a link-only run's lists). The
+ * record keeps a sample of each (the first 100); `total` counts them all, `recorded` those the
+ * sample holds.
  */
 export function adminSyncChangesRouter(deps: AdminSyncChangesDeps): Router {
   const router = Router();
@@ -62,13 +74,18 @@ export function adminSyncChangesRouter(deps: AdminSyncChangesDeps): Router {
     if (!record) throw new BridgeError('not_found', `No sync ${req.params.jobId}`);
     const plan = (record.plan ?? {}) as RecordedPlan;
     const changes = Array.isArray(plan.changes) ? plan.changes : [];
+    const totals = { ...actionTotals(plan, changes), ...listTotals(plan) };
+    const head = { jobId: record.jobId, action: action ?? null, planned: record.plan !== undefined };
+    if (isList(action)) {
+      const items = listItems(plan, action);
+      const page = { total: totals[action], recorded: items.length, totals, offset, limit };
+      res.json({ ...head, ...page, items: items.slice(offset, offset + limit) });
+      return;
+    }
     const matching = action ? changes.filter((c) => c.action === action) : changes;
     const page = matching.slice(offset, offset + limit);
-    const totals = actionTotals(plan, changes);
     res.json({
-      jobId: record.jobId,
-      action: action ?? null,
-      planned: record.plan !== undefined,
+      ...head,
       total: action ? totals[action] : changes.length + (plan.changesOmitted ?? 0),
       recorded: matching.length,
       totals,
@@ -78,6 +95,10 @@ export function adminSyncChangesRouter(deps: AdminSyncChangesDeps): Router {
     });
   });
   return router;
+}
+
+function isList(action: string | undefined): action is ListAction {
+  return (LIST_ACTIONS as readonly string[]).includes(action ?? '');
 }
 
 /**

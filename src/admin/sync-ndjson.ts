@@ -9,7 +9,7 @@ import type { StartOptions } from '../sync/sync.service.js';
 
 /**
  * A `POST /admin/sync` body in NDJSON (SPEC §5.4: large snapshots), read as a stream: an optional
- * first line `{"options": {"dryRun": …, "allowEmpty": …}}`, then one `{"user": {…}}` or
+ * first line `{"options": {"dryRun": …, "allowEmpty": …, "linkOnly": …}}`, then one `{"user": {…}}` or
  * `{"group": {…}}` per line. It is never held whole: lines go to the sync's staging a batch at a
  * time. Over SNAPSHOT_STREAM_LIMIT_BYTES (after inflating gzip / deflate) → 413; a line that is
  * not one of these → 400 naming it.
@@ -22,6 +22,7 @@ const MAX_LINE_BYTES = 64 << 20;
 const optionsSchema = z.strictObject({
   dryRun: z.boolean().optional(),
   allowEmpty: z.boolean().optional(),
+  linkOnly: z.boolean().optional(),
 });
 
 export function isNdjsonRequest(req: Request): boolean {
@@ -50,7 +51,8 @@ function parseOptions(raw: unknown, line: number): StartOptions {
     const path = ['options', ...(issue?.path ?? [])].join('.');
     throw lineError(line, `${path}: ${issue?.message ?? 'invalid'}`);
   }
-  return { dryRun: parsed.data.dryRun ?? false, allowEmpty: parsed.data.allowEmpty ?? false };
+  const { dryRun = false, allowEmpty = false, linkOnly = false } = parsed.data;
+  return { dryRun, allowEmpty, linkOnly };
 }
 
 /** The request's bytes, inflated when it says gzip or deflate. */

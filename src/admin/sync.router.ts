@@ -25,6 +25,7 @@ const startBody = z.strictObject({
   dryRun: z.boolean().optional(),
   snapshot: z.unknown().optional(),
   allowEmpty: z.boolean().optional(),
+  linkOnly: z.boolean().optional(),
 });
 
 /** The public view of a sync (SPEC §6). */
@@ -43,6 +44,7 @@ export function syncView(record: SyncRecord) {
     ...(record.error ? { error: record.error } : {}),
     ...(record.cancelRequested && record.state === 'running' ? { cancelRequested: true } : {}),
     ...(record.allowEmpty ? { allowEmpty: true } : {}),
+    ...(record.linkOnly ? { linkOnly: true } : {}),
   };
 }
 
@@ -72,7 +74,7 @@ export function adminSyncRouter(deps: AdminSyncDeps): Router {
     ...jsonBody(deps.snapshotLimitBytes),
     async (req, res) => {
       const body = parseStart(req);
-      const options = { dryRun: body.dryRun ?? false, allowEmpty: body.allowEmpty ?? false };
+      const options = startOptions(body);
       if (body.snapshot === undefined) {
         const result = await deps.syncs.start({ ...options, trigger: 'admin' });
         res.status(202).json({ jobId: result.jobId, started: result.started });
@@ -107,6 +109,11 @@ export function adminSyncRouter(deps: AdminSyncDeps): Router {
     res.status(202).json(syncView(await deps.syncs.cancel(req.params.jobId)));
   });
   return router;
+}
+
+function startOptions(body: z.infer<typeof startBody>) {
+  const { dryRun = false, allowEmpty = false, linkOnly = false } = body;
+  return { dryRun, allowEmpty, linkOnly };
 }
 
 function parseStart(req: Request): z.infer<typeof startBody> {

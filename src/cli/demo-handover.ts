@@ -16,12 +16,23 @@ export interface Handover {
   exampleUser: string;
 }
 
+/** The user the handover's example pushes through SCIM, as an IdP would. */
+export const PUSHED_USER = {
+  schemas: ['urn:ietf:params:scim:schemas:core:2.0:User'],
+  userName: 'pat.pushed@example.com',
+  externalId: 'idp-pat-0001',
+  name: { givenName: 'Pat', familyName: 'Pushed' },
+  emails: [{ value: 'pat.pushed@example.com', primary: true }],
+};
+
 /** Hosts the CLI's default URL (http://127.0.0.1:$PORT) reaches. */
 const REACHED_BY_DEFAULT = new Set(['127.0.0.1', 'localhost', '0.0.0.0', '::', '::1']);
 
 /**
  * The text printed under the summary: the URLs, the keys, an `export` block for the CLI (the names
- * it reads: ADMIN_TOKEN, WEBHOOK_SECRET, PORT, and BRIDGE_URL for send-event) and three commands.
+ * it reads: ADMIN_TOKEN, WEBHOOK_SECRET, PORT, and BRIDGE_URL for send-event) and commands that show
+ * the two inputs the demo runs side by side: the directory file (`directory:directory`) and SCIM
+ * push (`scim`), each keeping to its own (SPEC §6, Ownership).
  */
 export function formatHandover(h: Handover): string {
   const url = REACHED_BY_DEFAULT.has(h.host) ? '' : ' --url "$BRIDGE_URL"';
@@ -45,11 +56,19 @@ export function formatHandover(h: Handover): string {
     `  export WEBHOOK_SECRET=${shellWord(h.webhookSecret)}`,
     `  export INBOUND_SCIM_TOKEN=${shellWord(h.scimToken)}`,
     '',
-    'Then try:',
+    'Then try the two inputs side by side: the directory file and SCIM push, each keeping to its own.',
     '',
+    "  # Identities per input: the file's belong to directory:directory.",
     `  npx scim-bridge status${url}`,
-    '  curl -s -H "Authorization: Bearer $INBOUND_SCIM_TOKEN" "$BRIDGE_URL/scim/v2/Users?count=2"',
     `  npx scim-bridge explain user ${shellWord(h.exampleUser)}${url}`,
+    "  # Push a user as an IdP would: it belongs to scim, and reaches the platform beside the file's.",
+    `  curl -s -X POST -H "Authorization: Bearer $INBOUND_SCIM_TOKEN" -H 'Content-Type: application/scim+json' -d '${JSON.stringify(PUSHED_USER)}' "$BRIDGE_URL/scim/v2/Users"`,
+    "  # What the IdP sees: only what it pushed, not the file's users.",
+    '  curl -s -H "Authorization: Bearer $INBOUND_SCIM_TOKEN" "$BRIDGE_URL/scim/v2/Users?count=2"',
+    "  # Found by the IdP's externalId; owner scim.",
+    `  npx scim-bridge explain user ${PUSHED_USER.externalId}${url}`,
+    '  # A full sync of the file replaces only what the file owns: the pushed user stays.',
+    `  npx scim-bridge sync --wait${url}`,
     '',
     'Serving until Ctrl-C.',
     '',

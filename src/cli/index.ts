@@ -33,6 +33,10 @@ export function buildProgram(): Command {
     .option('--snapshot <file>', 'a directory snapshot (JSON) to reconcile against')
     .option('--wait', 'show progress until it ends, then the summary')
     .option('--allow-empty', 'the directory really is empty: do not refuse a source that lists no users')
+    .option(
+      '--link-only',
+      'onboarding: record the matches between source and platform as managed; write nothing to the platform',
+    )
     .option('--url <url>', "the bridge's base URL", undefined)
     .action(cliAction('sync', (options: SyncCommandOptions) => syncCommand(options)));
   addOperatingCommands(program);

@@ -19,6 +19,7 @@ import { jsonSyntaxError } from './json-position.js';
 export interface UploadOptions {
   dryRun: boolean;
   allowEmpty: boolean;
+  linkOnly?: boolean;
 }
 
 const SNAPSHOT_FORM =
@@ -67,9 +68,13 @@ async function* ndjsonBody(chunks: AsyncIterable<Buffer>, options: UploadOptions
 
 const NEWLINE = Buffer.from('\n');
 
-/** Only the flags given: dryRun and allowEmpty default to false and then leave the file's own. */
+/** Only the flags given: each defaults to false and then leaves the file's own. */
 function definedFlags(options: UploadOptions): Partial<UploadOptions> {
-  return { ...(options.dryRun ? { dryRun: true } : {}), ...(options.allowEmpty ? { allowEmpty: true } : {}) };
+  return {
+    ...(options.dryRun ? { dryRun: true } : {}),
+    ...(options.allowEmpty ? { allowEmpty: true } : {}),
+    ...(options.linkOnly ? { linkOnly: true } : {}),
+  };
 }
 
 /** A JSON snapshot document as NDJSON lines, item by item; a document that is no snapshot stops the upload. */

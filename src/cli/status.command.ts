@@ -13,6 +13,8 @@ export interface StatusView {
   pending: number;
   /** Open conflicts between inputs (absent from bridges older than owners). */
   conflicts?: number;
+  /** Desired identities per owning input (absent from bridges older than owners). */
+  owners?: Record<string, { users: number; groups: number }>;
   activeSync: (SyncView & { finishedAt?: string }) | null;
   lastSync: (SyncView & { finishedAt?: string }) | null;
   lastFullSync: (SyncView & { finishedAt?: string }) | null;
@@ -44,6 +46,17 @@ export function formatStatus(s: StatusView): string {
       s.identities[k].deprovisioned,
     ]),
   );
+  const owners = Object.entries(s.owners ?? {});
+  const perInput =
+    owners.length === 0
+      ? []
+      : [
+          '',
+          formatTable(
+            ['input', 'users', 'groups'],
+            owners.map(([o, c]) => [o, c.users, c.groups]),
+          ),
+        ];
   const queues = formatTable(
     ['queue', ...STATES],
     Object.entries(s.queues).map(([name, counts]) => [name, ...STATES.map((state) => counts[state] ?? 0)]),
@@ -54,6 +67,7 @@ export function formatStatus(s: StatusView): string {
       (s.conflicts ? `    Conflicts: ${s.conflicts} (scim-bridge conflicts)` : ''),
     '',
     identities,
+    ...perInput,
     '',
     queues,
     '',

@@ -1,3 +1,5 @@
+import { formatTable } from './table.js';
+
 /** The parts of a sync's plan (GET /admin/sync/{jobId}) that say what it removes and why it is held. */
 export interface PlanView {
   users?: Record<string, number>;
@@ -18,7 +20,17 @@ export interface PlanView {
     groups: Sampled<{ id: string | null; displayName: string | null }>;
     memberships: Sampled<MembershipRemoval> & { groups: number };
   };
+  ownedElsewhere?: {
+    users: number;
+    groups: number;
+    owners: Record<string, { users: number; groups: number }>;
+    refused: { users: number; groups: number };
+  };
+  linkOnly?: Record<LinkCount, number>;
 }
+
+type LinkCount = 'linked' | 'unmatchedInSource' | 'unmatchedOnPlatform' | 'ambiguous';
+const LINK_COUNTS: LinkCount[] = ['linked', 'unmatchedInSource', 'unmatchedOnPlatform', 'ambiguous'];
 
 interface Sampled<T> {
   total: number;
@@ -91,5 +103,49 @@ export function removalLines(plan: PlanView, heading: string): string[] {
     lines.push(`    ${m.displayName ?? m.group} (${m.total}): ${members.join(', ')}${rest}`);
   }
   lines.push(...more(memberships.length, r.memberships.groups));
+  return lines;
+}
+
+const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
+
+/**
+ * What the run leaves to other inputs (SPEC §6, Ownership): their identities, by owner, and the
+ * source's identities another input holds (in the conflict inbox).
+ */
+export function ownedLines(plan: PlanView): string[] {
+  const owned = plan.ownedElsewhere;
+  if (!owned) return [];
+  const lines: string[] = [];
+  if (owned.users + owned.groups > 0) {
+    const owners = Object.entries(owned.owners)
+      .map(([owner, c]) => `${owner} ${plural(c.users, 'user')}, ${plural(c.groups, 'group')}`)
+      .join('; ');
+    lines.push(
+      `Left to other inputs (never removed by this sync): ${plural(owned.users, 'user')}, ` +
+        `${plural(owned.groups, 'group')} (${owners})`,
+    );
+  }
+  const refused = owned.refused.users + owned.refused.groups;
+  if (refused > 0)
+    lines.push(
+      `Held by another input: ${plural(refused, 'identity')} of the source (see scim-bridge conflicts)`,
+    );
+  return lines.length > 0 ? ['', ...lines] : [];
+}
+
+/** A link-only run's counts, and what a normal sync would do next. */
+export function linkLines(plan: PlanView, dryRun: boolean): string[] {
+  const link = plan.linkOnly;
+  if (!link) return [];
+  const lines = [
+    '',
+    dryRun ? 'Link-only (dry run: nothing recorded)' : 'Link-only: nothing was written to the platform',
+    formatTable(LINK_COUNTS, [LINK_COUNTS.map((name) => link[name])]),
+  ];
+  if (link.ambiguous > 0) lines.push('Ambiguous ones wait in the conflict inbox: scim-bridge conflicts');
+  if (!dryRun && link.unmatchedInSource > 0)
+    lines.push(
+      `Next: scim-bridge sync --wait creates the ${link.unmatchedInSource} unmatched in the source.`,
+    );
   return lines;
 }

@@ -1,5 +1,5 @@
 import { ProgressBar } from './progress-bar.js';
-import { heldLines, removalLines, type PlanView } from './sync-plan-lines.js';
+import { heldLines, linkLines, ownedLines, removalLines, type PlanView } from './sync-plan-lines.js';
 import { formatTable } from './table.js';
 
 /** The fields of GET /admin/sync/{jobId} the CLI shows. */
@@ -7,6 +7,7 @@ export interface SyncView {
   jobId: string;
   state: string;
   dryRun: boolean;
+  linkOnly?: boolean;
   progress: { phase: string; done: number; total: number };
   plan?: Record<string, unknown>;
   summary?: {
@@ -42,9 +43,15 @@ export async function watchSync(read: () => Promise<SyncView>, bar = new Progres
 
 /** The summary table (or the plan of a dry run or a held sync). */
 export function formatSyncResult(view: SyncView): string {
-  const lines = [`Sync ${view.jobId}: ${view.state}${view.dryRun ? ' (dry run)' : ''}`];
+  const mode = [view.linkOnly ? 'link-only' : '', view.dryRun ? 'dry run' : ''].filter(Boolean).join(', ');
+  const lines = [`Sync ${view.jobId}: ${view.state}${mode ? ` (${mode})` : ''}`];
   if (view.error) lines.push(`Error: ${view.error.code}: ${view.error.message}`);
   const plan = view.plan as PlanView | undefined;
+  if (plan && view.linkOnly) {
+    lines.push(...linkLines(plan, view.dryRun), ...ownedLines(plan));
+    if (view.summary) lines.push('', `requests by method: ${byMethod(view.summary.requests) || 'none'}`);
+    return lines.join('\n');
+  }
   if (plan?.users && plan.groups && (view.dryRun || view.state === 'awaiting-approval')) {
     const row = (kind: string, c: Record<string, number>) => [
       kind,
@@ -65,12 +72,10 @@ export function formatSyncResult(view: SyncView): string {
     if (held) lines.push(...heldLines(view.jobId, plan));
     lines.push(...removalLines(plan, held ? 'Removals held' : 'Removals planned'));
   }
+  if (plan) lines.push(...ownedLines(plan));
   const s = view.summary;
   if (s && !view.dryRun) {
-    const requests = Object.entries(s.requests)
-      .filter(([method]) => method !== 'total')
-      .map(([method, n]) => `${method} ${n}`)
-      .join(', ');
+    const requests = byMethod(s.requests);
     lines.push(
       '',
       formatTable(
@@ -97,4 +102,11 @@ export function formatSyncResult(view: SyncView): string {
 export function exitCodeFor(view: SyncView): number {
   if (view.state === 'awaiting-approval') return 3;
   return view.state === 'completed' && (view.summary?.failed ?? 0) === 0 ? 0 : 1;
+}
+
+function byMethod(requests: Record<string, number>): string {
+  return Object.entries(requests)
+    .filter(([method]) => method !== 'total')
+    .map(([method, n]) => `${method} ${n}`)
+    .join(', ');
 }

@@ -7,6 +7,7 @@ export interface SyncCommandOptions {
   snapshot?: string;
   wait?: boolean;
   allowEmpty?: boolean;
+  linkOnly?: boolean;
   url?: string;
 }
 
@@ -16,12 +17,17 @@ export interface SyncCommandOptions {
  */
 export async function syncCommand(options: SyncCommandOptions): Promise<number> {
   const client = adminClientFromEnv(options.url);
-  const flags = { dryRun: options.dryRun ?? false, allowEmpty: options.allowEmpty ?? false };
+  const flags = {
+    dryRun: options.dryRun ?? false,
+    allowEmpty: options.allowEmpty ?? false,
+    linkOnly: options.linkOnly ?? false,
+  };
   const started = options.snapshot
     ? await pushSnapshot(client, options.snapshot, flags)
     : await client.call<{ jobId: string; started: boolean }>('POST', '/admin/sync', {
         dryRun: flags.dryRun,
         ...(flags.allowEmpty ? { allowEmpty: true } : {}),
+        ...(flags.linkOnly ? { linkOnly: true } : {}),
       });
   const { jobId } = started.body;
   process.stdout.write(
@@ -36,7 +42,7 @@ export async function syncCommand(options: SyncCommandOptions): Promise<number> 
 async function pushSnapshot(
   client: ReturnType<typeof adminClientFromEnv>,
   path: string,
-  flags: { dryRun: boolean; allowEmpty: boolean },
+  flags: { dryRun: boolean; allowEmpty: boolean; linkOnly: boolean },
 ) {
   const upload = await snapshotUpload(path, flags);
   // Problems name NDJSON lines; those of a JSON file are named by their place in its arrays.

@@ -49,6 +49,12 @@ export interface SnapshotLedger {
   /** Members not (yet) known as users: checked again at the end, in the order deferred. */
   defer(checks: readonly MemberCheck[]): Promise<void>;
   deferred(batchSize: number): AsyncIterable<MemberCheck[]>;
+  /**
+   * Of these user ids, which are users the bridge holds for another input (SCIM push, events, Okta
+   * hooks): a group of the snapshot may name them as members (SPEC §6, Ownership). A ledger that
+   * cannot tell (a snapshot checked on its own) omits it.
+   */
+  heldElsewhere?(ids: readonly string[]): Promise<boolean[]>;
 }
 
 export interface Seen {

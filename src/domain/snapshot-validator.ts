@@ -18,9 +18,9 @@ import { findMalformedText, MALFORMED_TEXT_REASON } from './well-formed-text.js'
  * be read as a stream and each item's raw form dropped once checked. Per item: its shape
  * (snapshot.schema.ts), well-formed text and usable ids. Across items, through a ledger that may
  * live outside the process (snapshot-ledger.ts): unique ids, unique userNames / displayNames
- * (case-insensitive), externalIds that would collide on the target, and group members naming no
- * user of the snapshot (checked at the end, when every user is known). An item's own problems come
- * before those it shares with earlier items.
+ * (case-insensitive), externalIds that would collide on the target, and group members naming
+ * neither a user of the snapshot nor one the bridge holds for another input (checked at the end,
+ * when every user is known). An item's own problems come before those it shares with earlier items.
  */
 
 export type Kind = SnapshotKind;
@@ -103,14 +103,14 @@ export class SnapshotChecker {
   async finish(): Promise<SnapshotVerdict> {
     for await (const batch of this.ledger.deferred(DEFERRED_BATCH)) {
       const known = await this.ledger.hasUsers(batch.map((c) => c.member));
-      batch.forEach((check, i) => {
-        if (known[i] === true) return;
-        this.report(
-          'groups',
-          check.group,
-          ['members', check.position],
-          `unknown user ${quote(check.member)}`,
-        );
+      const unknown = batch.filter((_, i) => known[i] !== true);
+      const ledger = this.ledger;
+      const elsewhere = ledger.heldElsewhere ? await ledger.heldElsewhere(unknown.map((c) => c.member)) : [];
+      const why = ledger.heldElsewhere ? ': in neither the snapshot nor another input' : '';
+      unknown.forEach((check, i) => {
+        if (elsewhere[i] === true) return;
+        const reason = `unknown user ${quote(check.member)}${why}`;
+        this.report('groups', check.group, ['members', check.position], reason);
       });
     }
     const counts = { ...this.counts };

@@ -2,7 +2,13 @@ import type { IdentityKind } from '../domain/identity.js';
 import type { Known } from '../domain/sync-plan.js';
 import { familyArgs, type Keys } from './keys.js';
 import { LuaScript } from './lua-script.js';
-import { MEMBER_TARGETS, NOT_IN_SOURCE, READ_CHUNK, readChunkKeys } from './lua/desired-state-bulk.lua.js';
+import {
+  HELD_ELSEWHERE,
+  MEMBER_TARGETS,
+  NOT_IN_SOURCE,
+  READ_CHUNK,
+  readChunkKeys,
+} from './lua/desired-state-bulk.lua.js';
 import type { RedisClient } from './redis-connection.js';
 import { storeCall } from './redis-errors.js';
 
@@ -10,6 +16,7 @@ const scripts = {
   read: new LuaScript(READ_CHUNK),
   members: new LuaScript(MEMBER_TARGETS),
   notInSource: new LuaScript(NOT_IN_SOURCE),
+  heldElsewhere: new LuaScript(HELD_ELSEWHERE),
 };
 
 /** Ids read per call when walking a set or the desired identities. */
@@ -26,6 +33,8 @@ export interface ChunkIdentity {
   staged: boolean;
   /** A desired state is stored for it (before this sync writes). */
   stored: boolean;
+  /** The input that owns it (none: stored before owners existed, or not stored). */
+  owner?: string;
   known: Known;
 }
 
@@ -46,13 +55,14 @@ export async function readChunk(
     scripts.read.run(redis, readChunkKeys(keys, kind, stagedDocs, ids), [per, ...ids]),
   )) as string[];
   return ids.map((id, n) => {
-    const [doc = '', t, m, pc, joined = '', stored] = reply.slice(n * 6, n * 6 + 6);
+    const [doc = '', t, m, pc, joined = '', stored, owner] = reply.slice(n * 7, n * 7 + 7);
     const known: Known = {
       managed: m === '1',
       ...(t ? { targetId: t } : {}),
       ...(pc ? { pendingCreate: pc } : {}),
     };
-    if (doc === '') return { id, known, staged: false, stored: false };
+    const owned = owner ? { owner } : {};
+    if (doc === '') return { id, known, staged: false, stored: false, ...owned };
     const flag = doc.charAt(0);
     let json = doc.slice(1);
     let members = kind === 'group' ? split(joined) : undefined;
@@ -61,8 +71,32 @@ export async function readChunk(
       members = cut === -1 ? [] : split(json.slice(cut + 1));
       json = cut === -1 ? json : json.slice(0, cut);
     }
-    return { id, json, ...(members ? { members } : {}), staged: flag === 't', stored: stored === '1', known };
+    const staged = flag === 't';
+    return { id, json, ...(members ? { members } : {}), staged, stored: stored === '1', ...owned, known };
   });
+}
+
+/**
+ * For each identity of a chunk (its id, lower-cased name and given externalId), whether the store
+ * would not apply it as `scope`'s write (HELD_ELSEWHERE): 'parked', the owner of another input's
+ * identity that holds its name or externalId, or undefined.
+ */
+export async function heldElsewhere(
+  redis: RedisClient,
+  keys: Keys,
+  kind: IdentityKind,
+  scope: string | undefined,
+  items: readonly { id: string; name: string; externalId?: string | undefined }[],
+): Promise<(string | undefined)[]> {
+  if (items.length === 0) return [];
+  const args = [
+    scope ?? '',
+    ...familyArgs(keys.identityFamily(kind)),
+    ...items.flatMap((item) => [item.id, item.name, item.externalId ?? '']),
+  ];
+  const indexes = [keys.nameIndex(kind), keys.externalIdIndex(kind)];
+  const reply = (await storeCall(() => scripts.heldElsewhere.run(redis, indexes, args))) as string[];
+  return reply.map((held) => (held === '' ? undefined : held === '!' ? 'parked' : held));
 }
 
 /** Where a sync's source ids are: its staging (src:u:ids, a hash) or, without a source, P:u:all. */
@@ -73,18 +107,21 @@ export interface SourceIds {
 
 /**
  * The target ids of group members as the plan compares them (MEMBER_TARGETS): undefined when the
- * member is not a user of the source, '' when it has none yet, else its target id.
+ * member is left out (neither a user of the source nor another input's), '' when it has none yet,
+ * else its target id. `scope`: the owner the sync writes as.
  */
 export async function memberTargets(
   redis: RedisClient,
   keys: Keys,
-  users: SourceIds,
+  source: { users: SourceIds; scope?: string | undefined },
   matched: string,
   members: readonly string[],
 ): Promise<(string | undefined)[]> {
   if (members.length === 0) return [];
-  const args = [users.mode, ...familyArgs(keys.identityFamily('user')), ...members];
-  const reply = (await storeCall(() => scripts.members.run(redis, [users.key, matched], args))) as string[];
+  const { users } = source;
+  const args = [users.mode, ...familyArgs(keys.identityFamily('user')), source.scope ?? '', ...members];
+  const scriptKeys = [users.key, matched, keys.all('user')];
+  const reply = (await storeCall(() => scripts.members.run(redis, scriptKeys, args))) as string[];
   return reply.map((value) => (value === '-' ? undefined : value));
 }
 
@@ -97,13 +134,16 @@ export interface NotInSource {
 
 export type WalkPhase = 'all' | 'managed' | 'creating';
 
-/** Of a walk's batch, the identities neither in the source nor seen by an earlier phase. */
+/**
+ * Of a walk's batch, the identities neither in the source nor seen by an earlier phase, nor owned
+ * by another input than `walk.scope` (the owner the sync writes as; absent: any).
+ */
 export async function notInSource(
   redis: RedisClient,
   keys: Keys,
   kind: IdentityKind,
   source: SourceIds,
-  walk: { phase: WalkPhase; ids: readonly string[]; removals: string },
+  walk: { phase: WalkPhase; ids: readonly string[]; removals: string; scope?: string | undefined },
 ): Promise<NotInSource[]> {
   const { phase, ids } = walk;
   if (ids.length === 0) return [];
@@ -115,7 +155,7 @@ export async function notInSource(
     ...ids.flatMap((id) => [keys.identity(kind, id), keys.doc(kind, id)]),
   ];
   const reply = (await storeCall(() =>
-    scripts.notInSource.run(redis, keyList, [source.mode, phase, `${kind}:`, ...ids]),
+    scripts.notInSource.run(redis, keyList, [source.mode, phase, `${kind}:`, walk.scope ?? '', ...ids]),
   )) as string[];
   const out: NotInSource[] = [];
   for (let i = 0; i < reply.length; i += 5) {
@@ -131,17 +171,20 @@ export async function notInSource(
 }
 
 /**
- * The stored identities a full sync's source replaces, in batches: every desired identity (in the
- * order first seen), then the managed and the half-created ones that are no longer desired. This
+ * The stored identities a full sync's source replaces, in batches: every desired identity of its
+ * owner (`owner`; absent: of every input), in the order first seen, then the managed and the
+ * half-created ones that are no longer desired (notInSource leaves out other inputs' ones). This
  * is the one place that says which stored identities belong to a sync's source.
  */
 export async function* sourceIdentities(
   redis: RedisClient,
   keys: Keys,
   kind: IdentityKind,
-  phases: ReadonlySet<WalkPhase> = new Set(['all', 'managed', 'creating']),
+  walk: { phases?: ReadonlySet<WalkPhase>; owner?: string | undefined } = {},
 ): AsyncGenerator<{ phase: WalkPhase; ids: string[] }> {
-  if (phases.has('all')) for await (const ids of desiredIds(redis, keys, kind)) yield { phase: 'all', ids };
+  const phases = walk.phases ?? new Set<WalkPhase>(['all', 'managed', 'creating']);
+  const desired = walk.owner === undefined ? keys.all(kind) : keys.owned(kind, walk.owner);
+  if (phases.has('all')) for await (const ids of desiredIds(redis, desired)) yield { phase: 'all', ids };
   for (const [phase, key] of [
     ['managed', keys.managed(kind)],
     ['creating', keys.creating(kind)],
@@ -156,16 +199,15 @@ export async function* sourceIdentities(
   }
 }
 
-/** The desired identities of a kind in the order first seen (P:K:all scores), a batch at a time. */
-export async function* desiredIds(
-  redis: RedisClient,
-  keys: Keys,
-  kind: IdentityKind,
-): AsyncGenerator<string[]> {
+/**
+ * Desired identities in the order first seen, a batch at a time: of a kind (P:K:all) or of one
+ * input (P:K:own:<owner>, scored alike).
+ */
+export async function* desiredIds(redis: RedisClient, key: string): AsyncGenerator<string[]> {
   let after = '-inf';
   for (;;) {
     const page = await storeCall(() =>
-      redis.zrangebyscore(keys.all(kind), after, '+inf', 'WITHSCORES', 'LIMIT', 0, WALK_BATCH),
+      redis.zrangebyscore(key, after, '+inf', 'WITHSCORES', 'LIMIT', 0, WALK_BATCH),
     );
     if (page.length === 0) return;
     const ids = page.filter((_, i) => i % 2 === 0);

@@ -76,6 +76,8 @@ import type { IdentityKind } from '../domain/identity.js';
  *     adopt          list   "<kind>\n<id>\n<target id>" matches recorded as managed when applied
  *     matched        hash   user id → the target id the plan matched, where it differs from the one
  *                           recorded ('' none: to be created); group members are compared through it
+ *     park           list   "<kind>\n<id>\n<conflict JSON>": identities parked once written (their
+ *                           account is another input's; a link-only run's ambiguous matches)
  *     removals       set    "user:<id>" / "group:<id>" whose removal the run holds (kept while held)
  *                    The src: parts are what the sync kept of its source, so they stay while it is
  *                    held (approval plans again from them); a pushed snapshot's expire after 24 h
@@ -110,7 +112,8 @@ export type SyncWorkPart =
   | `gone:${K}`
   | 'adopt'
   | 'matched'
-  | 'removals';
+  | 'removals'
+  | 'park';
 
 /** Every part, the source's first: what a sync's end deletes. */
 export function syncWorkParts(): { source: SyncWorkPart[]; run: SyncWorkPart[] } {
@@ -131,6 +134,7 @@ export function syncWorkParts(): { source: SyncWorkPart[]; run: SyncWorkPart[] }
       'adopt',
       'matched',
       'removals',
+      'park',
     ],
   };
 }

@@ -106,9 +106,16 @@ export class StatusQueries {
     return out;
   }
 
-  /** How many identities of a kind the bridge manages and still wants (ZINTERCARD, Redis ≥ 7). */
-  async managedAndDesired(kind: IdentityKind, options: { script?: boolean } = {}): Promise<number> {
-    const keys = [this.keys.managed(kind), this.keys.all(kind)];
+  /**
+   * How many identities of a kind the bridge manages and still wants (ZINTERCARD, Redis ≥ 7); of
+   * one input's identities with `owner`.
+   */
+  async managedAndDesired(
+    kind: IdentityKind,
+    options: { script?: boolean; owner?: string | undefined } = {},
+  ): Promise<number> {
+    const desired = options.owner === undefined ? this.keys.all(kind) : this.keys.owned(kind, options.owner);
+    const keys = [this.keys.managed(kind), desired];
     if (!options.script) {
       try {
         return await storeCall(() => this.redis.zintercard(2, ...keys));

@@ -2,7 +2,7 @@ import type { ObservedGroup } from '../domain/group-diff.js';
 import type { IdentityKind } from '../domain/identity.js';
 import { observedName, packObserved, unpackObserved } from '../domain/observed-form.js';
 import type { ObservedUser } from '../domain/user-diff.js';
-import type { Keys } from './keys.js';
+import { familyArgs, type Keys } from './keys.js';
 import { LuaScript } from './lua-script.js';
 import { CANDIDATES, CLAIM, INDEX_PAGE } from './lua/sync-listing.lua.js';
 import type { RedisClient } from './redis-connection.js';
@@ -19,7 +19,12 @@ type Observed = ObservedUser | ObservedGroup;
 /** A listed resource as the plan sees it: what the listing showed, and whether a match claimed it. */
 export interface ListedResource<R extends Observed = Observed> {
   resource: R;
+  /** Not to be matched: a match of the plan took it, or it is another input's (`elsewhere`). */
   claimed: boolean;
+  /** The target of another input's identity (SPEC §6, Ownership). */
+  elsewhere?: boolean;
+  /** Recorded as the target of a managed identity (of any input). */
+  managed?: boolean;
   /** Claimed by the look-up itself, as this identity's match (see candidates). */
   preclaimed?: boolean;
 }
@@ -43,15 +48,20 @@ export interface MatchKeys {
  * resource's compact form by target id, and its target id by externalId and by lower-cased name,
  * written page by page as the listing arrives, so that the process never holds the listing. The
  * plan then looks up a chunk of identities at a time and marks the resources its matches claim.
+ * `scope`: the owner the sync writes as; the targets of other inputs' identities are never matched.
  */
 export class SyncListing {
   constructor(
     private readonly redis: RedisClient,
     private readonly keys: Keys,
     readonly syncId: string,
+    private readonly scope = '',
   ) {}
 
-  /** Indexes a page; returns {added, addedManaged}: new resources, and of them managed identities' targets. */
+  /**
+   * Indexes a page; returns {added, addedManaged}: new resources, and of them managed identities'
+   * targets (of any input).
+   */
   async indexPage(
     kind: IdentityKind,
     resources: readonly Observed[],
@@ -64,8 +74,9 @@ export class SyncListing {
       packObserved(kind, r),
     ]);
     const keys = [...this.indexKeys(kind), this.keys.targetIdIndex(kind), this.keys.managed(kind)];
+    const head = [this.scope, ...familyArgs(this.keys.identityFamily(kind))];
     const [added, addedManaged] = (await storeCall(() =>
-      scripts.index.run(this.redis, keys, args),
+      scripts.index.run(this.redis, keys, [...head, ...args]),
     )) as number[];
     return { added: added ?? 0, addedManaged: addedManaged ?? 0 };
   }
@@ -130,6 +141,25 @@ export class SyncListing {
     return storeCall(() => this.redis.hlen(this.indexKeys(kind)[0] ?? ''));
   }
 
+  /**
+   * Up to `limit` listed resources that no match claimed and no identity manages: the accounts a
+   * sync leaves alone. Scans the index a batch at a time.
+   */
+  async unclaimed(kind: IdentityKind, limit: number): Promise<Observed[]> {
+    const out: Observed[] = [];
+    const key = this.indexKeys(kind)[0] ?? '';
+    let cursor = '0';
+    do {
+      const [next, flat] = await storeCall(() => this.redis.hscan(key, cursor, 'COUNT', 1000));
+      cursor = next;
+      for (let i = 0; i < flat.length && out.length < limit; i += 2) {
+        const entry = flat[i + 1] ?? '';
+        if (entry.startsWith('u')) out.push(unpackObserved(kind, flat[i] ?? '', entry.slice(1)));
+      }
+    } while (cursor !== '0' && out.length < limit);
+    return out;
+  }
+
   private indexKeys(kind: IdentityKind): [string, string, string] {
     const k = kind === 'user' ? 'u' : 'g';
     return [
@@ -153,5 +183,8 @@ function listed(
 ): ListedResource | undefined {
   if (!id || !entry) return undefined;
   const flag = entry.charAt(0);
-  return { resource: unpackObserved(kind, id, entry.slice(1)), claimed: flag === 'U' || flag === 'M' };
+  const resource = unpackObserved(kind, id, entry.slice(1));
+  if (flag === 'o') return { resource, claimed: true, elsewhere: true, managed: true };
+  const managed = flag === 'm' || flag === 'M';
+  return { resource, claimed: flag === 'U' || flag === 'M', ...(managed ? { managed } : {}) };
 }

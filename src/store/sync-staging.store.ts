@@ -33,11 +33,13 @@ const letter = (kind: SnapshotKind | IdentityKind) => (kind === 'users' || kind 
  * process: every call handles one batch. Dropped when the sync ends (sync-record.lua.ts FINISH).
  */
 export class SyncStaging implements SnapshotLedger {
+  /** `owner`: the input the sync writes as; other inputs' users may be named as group members. */
   constructor(
     private readonly redis: RedisClient,
     private readonly keys: Keys,
     readonly syncId: string,
     private readonly ttlMs = STAGING_TTL_MS,
+    private readonly owner?: string,
   ) {}
 
   key(part: SyncWorkPart): string {
@@ -65,6 +67,24 @@ export class SyncStaging implements SnapshotLedger {
     if (ids.length === 0) return [];
     const found = await storeCall(() => this.redis.hmget(this.key('src:u:ids'), ...ids));
     return found.map((value) => value !== null);
+  }
+
+  /** Desired users whose owner is another input than the sync's (none when it writes as no one). */
+  async heldElsewhere(ids: readonly string[]): Promise<boolean[]> {
+    const owner = this.owner;
+    if (ids.length === 0 || owner === undefined) return ids.map(() => false);
+    const pipeline = this.redis.pipeline();
+    for (const id of ids)
+      pipeline.hget(this.keys.identity('user', id), 'o').exists(this.keys.doc('user', id));
+    const replies = (await storeCall(() => pipeline.exec())) ?? [];
+    return ids.map((_, n) => {
+      const [[ownerError, o] = [null, null], [docError, exists] = [null, 0]] = replies.slice(
+        2 * n,
+        2 * n + 2,
+      );
+      if (ownerError ?? docError) throw (ownerError ?? docError) as Error;
+      return typeof o === 'string' && o !== owner && exists === 1;
+    });
   }
 
   async defer(checks: readonly MemberCheck[]): Promise<void> {

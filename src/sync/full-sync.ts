@@ -5,7 +5,7 @@ import { SyncStaging } from '../store/sync-staging.store.js';
 import { CancelWatch, PhaseTimes, progress, type FullSyncDeps, type HeldRun } from './full-sync.context.js';
 import { judge, type Verdict } from './sync-guards.js';
 import { planRun, type Planned } from './sync-plan-run.js';
-import { readAndList, type RunContext } from './sync-read.js';
+import { readAndList, scopeOf, type RunContext } from './sync-read.js';
 import { planReport, summarise, summaryBase } from './sync-report.js';
 import { commitSource, stagePlan } from './sync-commit.js';
 import { runStage } from './sync-stage.js';
@@ -19,11 +19,14 @@ export { resolveLimit } from './sync-guards.js';
  * read as a stream into the sync's staging in Redis while the platform is listed page by page into
  * an index beside it (sync-read.ts); the plan merges the two a chunk at a time, writing its changes
  * to Redis and keeping only counts and samples (sync-plan-run.ts); the guards decide on the counts
- * (sync-guards.ts). Then, unless a dry run: a held run applies nothing at all and keeps its staging
- * until approved (runApprovedSync) or cancelled; otherwise the staging is written to the desired
- * state in batches and the plan applied through the per-identity jobs — users, then groups. Every
- * end deletes the sync's work (sync-record.lua.ts FINISH). Re-running it after a crash plans again
- * from what is there: the runs are level-triggered, so nothing is written twice.
+ * (sync-guards.ts). A run that reads a source replaces only its directory's identities (its scope,
+ * SPEC §6 Ownership): other inputs' are left alone and reported. Then, unless a dry run: a held run
+ * applies nothing at all and keeps its staging until approved (runApprovedSync) or cancelled;
+ * otherwise the staging is written to the desired state in batches and the plan applied through the
+ * per-identity jobs — users, then groups. A link-only run (never held) stops once the desired state
+ * and its matches are recorded: nothing is sent to the platform. Every end deletes the sync's work
+ * (sync-record.lua.ts FINISH). Re-running it after a crash plans again from what is there: the runs
+ * are level-triggered, so nothing is written twice.
  */
 export async function runFullSync(deps: FullSyncDeps, syncId: string, approved = false): Promise<void> {
   const started = Date.now();
@@ -33,12 +36,15 @@ export async function runFullSync(deps: FullSyncDeps, syncId: string, approved =
     state: 'running',
     ...(approved ? {} : { startedAt: deps.records.clock.now() }),
   });
+  const scope = scopeOf(deps, { record, approved });
   const run: RunContext = {
     syncId,
     record,
     approved,
-    staging: new SyncStaging(deps.redis, deps.keys, syncId),
-    listing: new SyncListing(deps.redis, deps.keys, syncId),
+    ...(scope === undefined ? {} : { scope }),
+    linkOnly: record.linkOnly,
+    staging: new SyncStaging(deps.redis, deps.keys, syncId, undefined, deps.desired.defaultOwner),
+    listing: new SyncListing(deps.redis, deps.keys, syncId, scope),
     times: new PhaseTimes(),
     cancel: new CancelWatch(deps.records, syncId),
     trace: newTrace(),
@@ -70,16 +76,21 @@ export async function runApprovedSync(deps: FullSyncDeps, syncId: string): Promi
 async function prepare(deps: FullSyncDeps, run: RunContext): Promise<Planned> {
   await progress(deps, run.syncId, 'reading-source', 0, 0);
   const read = await readAndList(deps, run);
+  const { count } = read.source;
   await deps.records.update(run.syncId, {
-    source: read.source.count.name,
-    ...(read.source.count.users === undefined ? {} : { sourceUsers: read.source.count.users }),
+    source: count.name,
+    ...(count.users === undefined ? {} : { sourceUsers: count.users }),
+    ...(count.owner === undefined ? {} : { owner: count.owner }),
   });
   await run.cancel.check();
   run.times.start('planning');
   return planRun(deps, run, read);
 }
 
-/** The guards' verdict on the plan's counts, and the plan as the record shows it. */
+/**
+ * The guards' verdict on the plan's counts, and the plan as the record shows it. A link-only run
+ * removes nothing: it is never held.
+ */
 async function decide(deps: FullSyncDeps, run: RunContext, planned: Planned): Promise<Verdict> {
   const judged = await judge(deps.records, run.syncId, deps.settings, {
     source: planned.read.source.count,
@@ -87,21 +98,29 @@ async function decide(deps: FullSyncDeps, run: RunContext, planned: Planned): Pr
     managedUsers: planned.read.managedUsers,
   });
   // An approved run applies what it finds now: the operator has seen the plan and released it.
-  const verdict: Verdict = run.approved ? { ...judged, held: false, reasons: [] } : judged;
+  const release = run.approved || run.linkOnly;
+  const verdict: Verdict = release ? { ...judged, held: false, reasons: [] } : judged;
   const options = {
     verdict,
     source: planned.read.source.count,
     approved: run.approved,
     settings: deps.settings,
+    ownedElsewhere: planned.ownedElsewhere,
+    link: planned.link,
   };
   await deps.records.update(run.syncId, { plan: planReport(planned.tally, options, planned.memberNames) });
   return verdict;
 }
 
+/**
+ * Writes the source to the desired state and applies the plan through the reconcile jobs; a
+ * link-only run stops after the desired state: its matches recorded, nothing sent to the platform.
+ */
 async function apply(deps: FullSyncDeps, run: RunContext, planned: Planned): Promise<void> {
   run.times.start('writingDesiredState');
-  await progress(deps, run.syncId, 'applying', 0, planned.tally.totalChanges);
+  await progress(deps, run.syncId, 'applying', 0, run.linkOnly ? 0 : planned.tally.totalChanges);
   await commitSource(deps, run);
+  if (run.linkOnly) return;
   const { observedAt } = planned.read;
   run.times.start('users');
   await runStage(deps, run.syncId, 'applying', await stagePlan(deps, run, 'user'), observedAt);
@@ -142,9 +161,9 @@ async function hold(deps: FullSyncDeps, run: RunContext, planned: Planned, elaps
 
 async function finish(deps: FullSyncDeps, run: RunContext, planned: Planned, started: number) {
   const record = await deps.records.get(run.syncId);
-  const base = summaryBase(planned.tally, run.trace.counts);
+  const base = summaryBase(planned.tally, run.trace.counts, planned.link);
   const summary = summarise(record, base, Date.now() - started);
-  const total = planned.tally.totalChanges;
+  const total = run.linkOnly ? 0 : planned.tally.totalChanges;
   await deps.records.finish(run.syncId, 'completed', {
     summary: { ...summary, ...run.times.done() },
     progress: { phase: 'done', done: total, total },

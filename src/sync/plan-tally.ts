@@ -27,12 +27,30 @@ export interface MembershipSample {
 }
 
 /**
+ * A source identity the run does not plan (SPEC §6, Ownership): its id is owned by another input
+ * (`same-id`: the store records the conflict when the source is written); its name, externalId or
+ * the platform account it matches is another input's identity's (`account`: parked with a
+ * conflict); or it is parked already (`parked`: its conflict waits for an admin).
+ */
+export interface RefusedItem {
+  kind: IdentityKind;
+  id: string;
+  name: string;
+  reason: 'same-id' | 'account' | 'parked';
+  /** The input that holds it, when known. */
+  owner?: string;
+  /** account: the platform account. */
+  targetId?: string;
+}
+
+/**
  * What a plan keeps in memory while it is computed a chunk at a time: counts, and bounded samples
  * of its changes and removals for the report. The changes themselves go to Redis (plan-writer.ts).
  */
 export class PlanTally {
   readonly counts = { users: emptyCounts(), groups: emptyCounts() };
   unmanagedUsers = 0;
+  readonly refused = { user: 0, group: 0, sample: [] as RefusedItem[] };
   readonly changes = { user: 0, group: 0 };
   readonly sample: SampledChange[] = [];
   readonly removedUsers = { total: 0, sample: [] as { id: string; userName: string | null }[] };
@@ -74,6 +92,12 @@ export class PlanTally {
       if (this.removedGroups.sample.length < SAMPLE)
         this.removedGroups.sample.push({ id: change.id, displayName: name ?? null });
     }
+  }
+
+  /** A source identity another input holds: not planned (RefusedItem). */
+  refusedBy(item: RefusedItem): void {
+    this.refused[item.kind]++;
+    if (this.refused.sample.length < SAMPLE) this.refused.sample.push(item);
   }
 
   get totalChanges(): number {

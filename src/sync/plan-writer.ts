@@ -1,5 +1,6 @@
 import type { IdentityKind } from '../domain/identity.js';
 import type { PlannedChange } from '../domain/sync-plan.js';
+import type { ConflictAccount } from '../store/conflicts.store.js';
 import type { SyncWorkPart } from '../store/keys.js';
 import type { RedisClient } from '../store/redis-connection.js';
 import { storeCall } from '../store/redis-errors.js';
@@ -7,11 +8,18 @@ import type { SyncStaging } from '../store/sync-staging.store.js';
 
 const letter = (kind: IdentityKind) => (kind === 'user' ? 'u' : 'g');
 
+/** The conflict an identity is parked with once the source is written (SPEC §6, Ownership). */
+export interface ParkConflict {
+  kind: 'account' | 'ambiguous';
+  account: ConflictAccount;
+}
+
 /**
  * What one chunk of the plan writes to Redis (keys.ts, P:sync:<id>:…), sent together when the chunk
  * is done: its changes (plan:K, with what the listing showed, for the runs' observations), the
  * staged ids they concern (planned:K), adoptions, the users matched elsewhere than recorded, the
- * removals a hold would keep from being applied, and the ids the source no longer lists.
+ * removals a hold would keep from being applied, the ids the source no longer lists, and the
+ * identities to park once written.
  */
 export class PlanWriter {
   private readonly lists = new Map<SyncWorkPart, string[]>();
@@ -42,6 +50,11 @@ export class PlanWriter {
   /** A user this plan matched to another target id than the recorded one ('' none: to be created). */
   matched(id: string, targetId: string): void {
     this.matches.push(id, targetId);
+  }
+
+  /** An identity parked once the source is written: its account is another input's, or ambiguous. */
+  park(kind: IdentityKind, id: string, conflict: ParkConflict): void {
+    this.push(this.lists, 'park', `${kind}\n${id}\n${JSON.stringify(conflict)}`);
   }
 
   gone(kind: IdentityKind, id: string): void {

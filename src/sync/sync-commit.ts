@@ -4,6 +4,7 @@ import type { IdentityKind } from '../domain/identity.js';
 import type { PlannedChange } from '../domain/sync-plan.js';
 import { storeCall } from '../store/redis-errors.js';
 import type { FullSyncDeps } from './full-sync.context.js';
+import type { ParkConflict } from './plan-writer.js';
 import type { RunContext } from './sync-read.js';
 import type { StagePlan } from './sync-stage.js';
 
@@ -12,12 +13,20 @@ const BATCH = 500;
 /**
  * Writes what the run read of its source to the desired state, a batch at a time: the identities
  * it changes (staged), with no dirty mark for those the plan found already matching on the
- * platform (no reconcile run is owed for them: the sweep would otherwise read each one back); then
- * deletes the identities the source no longer lists (groups first), and records the plan's
- * adoptions. Every write is idempotent: after a crash, the sync plans again and writes the rest.
+ * platform (no reconcile run is owed for them: the sweep would otherwise read each one back) — nor
+ * for any in a link-only run, which writes nothing to the platform: a normal sync applies them;
+ * then deletes the identities the source no longer lists (groups first), records the plan's
+ * adoptions and parks the identities the plan could not match (another input's account, or an
+ * ambiguous one). Every write is idempotent: after a crash, the sync plans again and writes the rest.
  */
 export async function commitSource(deps: FullSyncDeps, run: RunContext): Promise<void> {
   for (const kind of ['user', 'group'] as const) await commitStaged(deps, run, kind);
+  await deleteGone(deps, run);
+  await recordAdoptions(deps, run);
+  await parkUnmatched(deps, run);
+}
+
+async function deleteGone(deps: FullSyncDeps, run: RunContext): Promise<void> {
   const signal = { source: 'snapshot' as const, detail: 'missing from the directory' };
   // Written as the directory (SPEC §6, Ownership): what another input owns is refused by the store.
   const owner = deps.desired.defaultOwner;
@@ -31,14 +40,38 @@ export async function commitSource(deps: FullSyncDeps, run: RunContext): Promise
       ids.map((id): DesiredChange => ({ op: 'deleteUser', id, signal })),
       { forSync: true, owner },
     );
-  const adopt = run.staging.key('adopt');
-  for (let start = 0; ; start += BATCH) {
-    const lines = await storeCall(() => deps.redis.lrange(adopt, start, start + BATCH - 1));
+}
+
+async function recordAdoptions(deps: FullSyncDeps, run: RunContext): Promise<void> {
+  for await (const lines of listed(deps, run.staging.key('adopt'))) {
     const adoptions = lines.map((line) => {
       const [kind, id, targetId] = line.split('\n') as [IdentityKind, string, string];
       return { kind, id, targetId };
     });
-    if (adoptions.length > 0) await deps.state.adoptBulk(adoptions);
+    await deps.state.adoptBulk(adoptions);
+  }
+}
+
+/**
+ * Parks, with a conflict for an admin, the identities whose platform account another input's
+ * identity manages (its holder named), and a link-only run's ambiguous ones (SPEC §6, Ownership).
+ */
+async function parkUnmatched(deps: FullSyncDeps, run: RunContext): Promise<void> {
+  for await (const lines of listed(deps, run.staging.key('park'))) {
+    for (const line of lines) {
+      const [kind, id, json] = line.split('\n') as [IdentityKind, string, string];
+      const conflict = JSON.parse(json) as ParkConflict;
+      const { targetId } = conflict.account;
+      const holder = targetId === undefined ? undefined : await deps.state.sourceIdForTarget(kind, targetId);
+      await deps.state.park(kind, id, { ...conflict, ...(holder === undefined ? {} : { holder }) });
+    }
+  }
+}
+
+async function* listed(deps: FullSyncDeps, key: string): AsyncGenerator<string[]> {
+  for (let start = 0; ; start += BATCH) {
+    const lines = await storeCall(() => deps.redis.lrange(key, start, start + BATCH - 1));
+    if (lines.length > 0) yield lines;
     if (lines.length < BATCH) return;
   }
 }
@@ -60,7 +93,7 @@ async function commitStaged(deps: FullSyncDeps, run: RunContext, kind: IdentityK
     const dirty = await storeCall(() => deps.redis.smismember(planned, ...ids));
     const changes = ids.map((id, n): DesiredChange => {
       const value = flat[n * 2 + 1] ?? '';
-      const clean = dirty[n] !== 1;
+      const clean = run.linkOnly || dirty[n] !== 1;
       if (kind === 'user')
         return { op: 'upsertUser', user: parseStoredUser(id, value), mode: 'force', clean };
       const cut = value.indexOf('\n');

@@ -15,16 +15,25 @@ import type { MergeContext } from './sync-merge.js';
  * The stored identities of the source that it no longer lists (SPEC §6): desired ones leave the
  * desired state (deleted when the run is applied), and managed ones still on the platform — found
  * by their target id, or a lost create by the externalId it sent — are deprovisioned: users while
- * active (DEPROVISION=deactivate) or at all (delete), groups deleted. Walked a batch at a time.
+ * active (DEPROVISION=deactivate) or at all (delete), groups deleted. Only the identities of the
+ * run's input (its scope) are walked: other inputs' are never removed by it (SPEC §6, Ownership).
+ * Walked a batch at a time.
  */
 export async function planSourceRemovals(ctx: MergeContext, kind: IdentityKind): Promise<void> {
   const { deps, run, source } = ctx;
   const ids = source[kind === 'user' ? 'users' : 'groups'];
   const removals = run.staging.key('removals');
+  const scope = run.scope;
   const phases = await phasesToWalk(ctx, kind);
-  for await (const { phase, ids: batch } of sourceIdentities(deps.redis, deps.keys, kind, phases)) {
+  const walk = sourceIdentities(deps.redis, deps.keys, kind, { phases, owner: scope });
+  for await (const { phase, ids: batch } of walk) {
     await run.cancel.check();
-    const missing = await notInSource(deps.redis, deps.keys, kind, ids, { phase, ids: batch, removals });
+    const missing = await notInSource(deps.redis, deps.keys, kind, ids, {
+      phase,
+      ids: batch,
+      removals,
+      scope,
+    });
     const writer = new PlanWriter(deps.redis, run.staging);
     for (const identity of missing) if (identity.desired) writer.gone(kind, identity.id);
     const found = await resourcesOf(ctx, kind, missing);
@@ -41,14 +50,15 @@ export async function planSourceRemovals(ctx: MergeContext, kind: IdentityKind):
 
 /**
  * Which stored identities to walk. Counts decide what cannot hold a missing one: every desired
- * identity was met in the source (the merge counted those with a stored desired state), every
+ * identity of the run's input was met in the source (the merge counted them), every
  * managed one is desired, nothing is half-created. A count changed meanwhile by another input
  * can only make the walk skip a removal (the next sync makes it), never add one.
  */
 async function phasesToWalk(ctx: MergeContext, kind: IdentityKind): Promise<Set<WalkPhase>> {
   const { redis, keys } = ctx.deps;
+  const { scope } = ctx.run;
   const [desired, managed, creating, managedDesired] = await Promise.all([
-    storeCall(() => redis.zcard(keys.all(kind))),
+    storeCall(() => redis.zcard(scope === undefined ? keys.all(kind) : keys.owned(kind, scope))),
     storeCall(() => redis.scard(keys.managed(kind))),
     storeCall(() => redis.scard(keys.creating(kind))),
     new StatusQueries(redis, keys).managedAndDesired(kind),

@@ -16,6 +16,8 @@ export interface SourceCount {
   name: string;
   /** Users the source lists; absent when there is no source (the desired state is reconciled). */
   users?: number;
+  /** The input whose identities it replaces (`directory:<name>`); absent without a source. */
+  owner?: string;
 }
 
 /** The last completed sync of the same source, as the shrink guard compared it. */
@@ -62,9 +64,10 @@ export function resolveLimit(limit: DeprovisionLimit, managedUsers: number): num
 }
 
 /**
- * Whether the run waits for approval, and why: more users to deprovision than the limit, or a source
- * listing more than SOURCE_SHRINK_LIMIT fewer users than at the last completed (not dry-run) sync of
- * the same source.
+ * Whether the run waits for approval, and why: more users to deprovision than the limit (`managedUsers`:
+ * the users of the run's own input the bridge manages), or a source listing more than
+ * SOURCE_SHRINK_LIMIT fewer users than at the last completed (not dry-run) sync of the same source
+ * for the same input. Only the source's own users are compared: other inputs' users count nowhere.
  */
 export async function judge(
   records: SyncRecordStore,
@@ -75,7 +78,8 @@ export async function judge(
   const limit = resolveLimit(settings.deprovisionLimit, run.managedUsers);
   const reasons: HoldReason[] = run.deprovision > limit ? ['deprovision-limit'] : [];
   const now = run.source.users;
-  const baseline = now === undefined ? undefined : await records.lastCompletedOf(run.source.name, syncId);
+  const { name, owner } = run.source;
+  const baseline = now === undefined ? undefined : await records.lastCompletedOf(name, owner, syncId);
   if (now === undefined || !baseline || baseline.users === 0) {
     return { held: reasons.length > 0, reasons, limit, ...(baseline ? { baseline } : {}) };
   }

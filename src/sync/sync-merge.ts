@@ -6,11 +6,19 @@ import {
   type DesiredUser,
   type IdentityKind,
 } from '../domain/identity.js';
-import { pickMatch, planGroup, planUser, type Candidate, type Decision } from '../domain/sync-plan.js';
+import { planGroup, planUser } from '../domain/sync-plan.js';
 import type { ObservedUser } from '../domain/user-diff.js';
-import { desiredIds, memberTargets, readChunk, type ChunkIdentity } from '../store/desired-state.bulk.js';
-import type { ListedResource } from '../store/sync-listing.store.js';
+import {
+  desiredIds,
+  heldElsewhere,
+  memberTargets,
+  readChunk,
+  type ChunkIdentity,
+} from '../store/desired-state.bulk.js';
 import type { FullSyncDeps } from './full-sync.context.js';
+import type { LinkTally } from './link-tally.js';
+import { Claims, prefetching, RecentClaims } from './plan-claims.js';
+import { desired, planIdentity, type DecisionSink, type Desired } from './plan-identity.js';
 import type { PlanTally } from './plan-tally.js';
 import { PlanWriter } from './plan-writer.js';
 import type { RunContext, SourceView } from './sync-read.js';
@@ -25,11 +33,16 @@ export interface MergeContext {
   run: RunContext;
   source: SourceView;
   tally: PlanTally;
+  /** A link-only run's lists (SPEC §6). */
+  link?: LinkTally;
   /** Told after each chunk how many identities were planned so far. */
   onChunk?: (planned: number) => Promise<void>;
-  /** Listed users claimed by a match though no managed identity's target (for unmanagedUsers). */
-  claimedUnmanaged: number;
-  /** Source identities with a stored desired state: all the desired ones, when it equals their count. */
+  /** Listed resources claimed by a match though no managed identity's target (for the unmanaged). */
+  claimedUnmanaged: Record<IdentityKind, number>;
+  /**
+   * Source identities with a desired state stored for the run's input: all of its desired ones,
+   * when it equals their count.
+   */
   storedInSource: Record<IdentityKind, number>;
 }
 
@@ -37,7 +50,7 @@ export interface MergeContext {
 export async function* sourceOrder(ctx: MergeContext, kind: IdentityKind): AsyncGenerator<string[]> {
   const { deps, run, source } = ctx;
   if (source[kind === 'user' ? 'users' : 'groups'].mode === 'z') {
-    yield* desiredIds(deps.redis, deps.keys, kind);
+    yield* desiredIds(deps.redis, deps.keys.all(kind));
     return;
   }
   const key = run.staging.key(kind === 'user' ? 'src:u:order' : 'src:g:order');
@@ -51,13 +64,13 @@ export async function* sourceOrder(ctx: MergeContext, kind: IdentityKind): Async
 /**
  * Plans the source's users a chunk at a time (SPEC §6): each user's desired state (staged or
  * stored), what the bridge knows of it, its candidates in the listing, the match (the first not
- * claimed earlier in the plan) and the decision. What later chunks need — the claims, the users
- * matched elsewhere than recorded — is written to Redis with the chunk's changes. The next chunks
- * are read while this one is decided (their candidates cannot show this chunk's claims yet: those
- * are carried over in memory).
+ * claimed earlier in the plan) and the decision (plan-identity.ts). What later chunks need — the
+ * claims, the users matched elsewhere than recorded — is written to Redis with the chunk's changes.
+ * The next chunks are read while this one is decided (their candidates cannot show this chunk's
+ * claims yet: those are carried over in memory).
  */
 export async function planSourceUsers(ctx: MergeContext): Promise<void> {
-  const { deps, run, tally } = ctx;
+  const { deps, run } = ctx;
   const docs = run.staging.key('src:u:docs');
   const recent = new RecentClaims();
   const fetch = async (ids: string[]) => {
@@ -69,87 +82,47 @@ export async function planSourceUsers(ctx: MergeContext): Promise<void> {
       externalId: targetExternalId(user),
       name: user.userName.toLowerCase(),
     }));
-    return { ids, read, chunk, users, lookups, candidates: await run.listing.candidates('user', lookups) };
+    const [candidates, held] = await Promise.all([
+      run.listing.candidates('user', lookups),
+      heldElsewhere(deps.redis, deps.keys, 'user', run.scope, users.map(indexed)),
+    ]);
+    return { ids, read, chunk, users, lookups, candidates, held };
   };
   await prefetching(
     sourceOrder(ctx, 'user'),
     fetch,
-    async ({ ids, read, chunk, users, lookups, candidates }) => {
+    async ({ ids, read, chunk, users, lookups, candidates, held }) => {
       await run.cancel.check();
-      ctx.storedInSource.user += read.filter((c) => c.stored).length;
-      ctx.claimedUnmanaged += candidates.claimedUnmanaged;
-      const writer = new PlanWriter(deps.redis, run.staging);
-      const claims = new Claims(recent.all());
+      ctx.storedInSource.user += read.filter((c) => storedForRun(ctx, c)).length;
+      ctx.claimedUnmanaged.user += candidates.claimedUnmanaged;
+      const sink = decisionSink(ctx, recent);
       for (const [i, user] of users.entries()) {
         const item = chunk[i] as Desired;
-        const listed = await claims.usable(candidates.lists[i], () => run.listing.more('user', lookups[i]!));
-        const found = pickMatch(asCandidates<ObservedUser>(listed), claims.taken);
-        const decision = planUser(user, item.known, found);
-        record(writer, tally, 'user', item, decision, user.userName);
-        if (found?.id !== item.known.targetId) writer.matched(user.id, found?.id ?? '');
+        const listed = await sink.claims.usable(candidates.lists[i], () =>
+          run.listing.more('user', lookups[i]!),
+        );
+        const decision = planIdentity<ObservedUser>(sink, {
+          kind: 'user',
+          item,
+          name: user.userName,
+          listed,
+          held: held[i],
+          decide: (found) => planUser(user, item.known, found),
+        });
+        if (decision && decision.matched !== item.known.targetId)
+          sink.writer.matched(user.id, decision.matched ?? '');
       }
-      ctx.claimedUnmanaged += await run.listing.claim('user', claims.toWrite());
-      recent.push(claims.mine());
-      await writer.flush();
+      ctx.claimedUnmanaged.user += await run.listing.claim('user', sink.claims.toWrite());
+      recent.push(sink.claims.mine());
+      await sink.writer.flush();
       await ctx.onChunk?.(ids.length);
     },
   );
 }
 
-/** The claims of the chunks decided while the current one was being read (READ_AHEAD of them). */
-class RecentClaims {
-  private readonly chunks: Set<string>[] = [];
-
-  push(claims: Set<string>): void {
-    this.chunks.push(claims);
-    if (this.chunks.length > READ_AHEAD) this.chunks.shift();
-  }
-
-  all(): Set<string> {
-    return new Set(this.chunks.flatMap((claims) => [...claims]));
-  }
-}
-
-/**
- * The resources matched so far that Redis may not show as claimed yet: this chunk's, and those of
- * the chunks decided after this one was read (their claims were written after).
- */
-class Claims {
-  readonly taken: Set<string>;
-  private readonly preclaimed = new Set<string>();
-
-  constructor(private readonly previous: ReadonlySet<string>) {
-    this.taken = new Set(previous);
-  }
-
-  /**
-   * The candidates to match from: a match the look-up claimed stands unless this process took
-   * that resource already (then the look-up's other candidates are read).
-   */
-  async usable(
-    listed: (ListedResource | undefined)[] | undefined,
-    more: () => Promise<(ListedResource | undefined)[]>,
-  ): Promise<(ListedResource | undefined)[]> {
-    const first = listed?.[0];
-    if (!first?.preclaimed) return listed ?? [];
-    if (this.taken.has(first.resource.id)) return more();
-    this.preclaimed.add(first.resource.id);
-    return [first];
-  }
-
-  /** Claims Redis does not hold yet. */
-  toWrite(): string[] {
-    return [...this.taken].filter((id) => !this.previous.has(id) && !this.preclaimed.has(id));
-  }
-
-  mine(): Set<string> {
-    return new Set([...this.taken].filter((id) => !this.previous.has(id)));
-  }
-}
-
 /** Plans the source's groups a chunk at a time, comparing members through the users' target ids. */
 export async function planSourceGroups(ctx: MergeContext): Promise<void> {
-  const { deps, run, tally } = ctx;
+  const { deps, run } = ctx;
   const docs = run.staging.key('src:g:docs');
   const recent = new RecentClaims();
   const fetch = async (ids: string[]) => {
@@ -161,97 +134,73 @@ export async function planSourceGroups(ctx: MergeContext): Promise<void> {
       externalId: targetExternalId(group),
       name: group.displayName.toLowerCase(),
     }));
-    const [targets, candidates] = await Promise.all([
+    const [targets, candidates, held] = await Promise.all([
       memberTargetsOf(ctx, groups),
       run.listing.candidates('group', lookups),
+      heldElsewhere(deps.redis, deps.keys, 'group', run.scope, groups.map(indexed)),
     ]);
-    return { ids, read, chunk, groups, lookups, targets, candidates };
+    return { ids, read, chunk, groups, lookups, targets, candidates, held };
   };
   await prefetching(sourceOrder(ctx, 'group'), fetch, async (fetched) => {
     await run.cancel.check();
-    const { ids, read, chunk, groups, lookups, targets, candidates } = fetched;
-    ctx.storedInSource.group += read.filter((c) => c.stored).length;
-    const writer = new PlanWriter(deps.redis, run.staging);
-    const claims = new Claims(recent.all());
+    const { ids, read, chunk, groups, lookups, targets, candidates, held } = fetched;
+    ctx.storedInSource.group += read.filter((c) => storedForRun(ctx, c)).length;
+    ctx.claimedUnmanaged.group += candidates.claimedUnmanaged;
+    const sink = decisionSink(ctx, recent);
     for (const [i, group] of groups.entries()) {
       const item = chunk[i] as Desired;
-      const listed = await claims.usable(candidates.lists[i], () => run.listing.more('group', lookups[i]!));
-      const found = pickMatch(asCandidates<ObservedGroup>(listed), claims.taken);
-      // Members not desired as users are left out (as the reconciler does); members still to be
-      // created cannot match anything yet.
+      const listed = await sink.claims.usable(candidates.lists[i], () =>
+        run.listing.more('group', lookups[i]!),
+      );
+      // Members left out as the reconciler leaves them out; members still to be created (or
+      // another input's users without an account yet) cannot match anything yet.
       const memberIds = group.members.flatMap((m) => {
         const target = targets.get(m);
         return target === undefined ? [] : [target === '' ? `pending:${m}` : target];
       });
-      const decision = planGroup(group, memberIds, item.known, found);
-      record(writer, tally, 'group', item, decision, group.displayName);
-      if (decision.removedMembers?.length) writer.removal('group', group.id);
+      const decision = planIdentity<ObservedGroup>(sink, {
+        kind: 'group',
+        item,
+        name: group.displayName,
+        listed,
+        held: held[i],
+        decide: (found) => planGroup(group, memberIds, item.known, found),
+      });
+      if (decision?.removedMembers?.length) sink.writer.removal('group', group.id);
     }
-    await run.listing.claim('group', claims.toWrite());
-    recent.push(claims.mine());
-    await writer.flush();
+    ctx.claimedUnmanaged.group += await run.listing.claim('group', sink.claims.toWrite());
+    recent.push(sink.claims.mine());
+    await sink.writer.flush();
     await ctx.onChunk?.(ids.length);
   });
 }
 
-/** Chunks read ahead of the one being decided. */
-const READ_AHEAD = 2;
+/** What the store's ownership rules look an identity up by: its name and its own externalId. */
+function indexed(identity: DesiredUser | Omit<DesiredGroup, 'members'>) {
+  const name = 'userName' in identity ? identity.userName : identity.displayName;
+  return { id: identity.id, name: name.toLowerCase(), externalId: identity.externalId };
+}
+
+function decisionSink(ctx: MergeContext, recent: RecentClaims): DecisionSink {
+  return {
+    scope: ctx.run.scope,
+    tally: ctx.tally,
+    link: ctx.link,
+    writer: new PlanWriter(ctx.deps.redis, ctx.run.staging),
+    claims: new Claims(recent.all()),
+  };
+}
+
+/** A source identity stored as the run's input's (or before owners existed). */
+function storedForRun(ctx: MergeContext, identity: ChunkIdentity): boolean {
+  const { scope } = ctx.run;
+  return identity.stored && (scope === undefined || identity.owner === undefined || identity.owner === scope);
+}
 
 /**
- * Handles chunks in order, reading the next ones while the current one is handled: Redis works on
- * the reads while the process decides, instead of each waiting for the other.
+ * The target id of every member of the chunk's groups ('' none yet; absent: left out): the
+ * source's users, and other inputs' users (SPEC §6: memberships may name users of any input).
  */
-async function prefetching<F>(
-  chunks: AsyncIterable<string[]>,
-  fetch: (ids: string[]) => Promise<F>,
-  handle: (fetched: F) => Promise<void>,
-): Promise<void> {
-  const iterator = chunks[Symbol.asyncIterator]();
-  let reading: Promise<unknown> = Promise.resolve();
-  const start = () => {
-    // The ids of each chunk are taken in order; their reads then overlap.
-    const next = reading.then(() => iterator.next());
-    reading = next;
-    const fetched = next.then((n) => (n.done === true ? undefined : fetch(n.value)));
-    // Not awaited until its turn: a failure then is the one thrown (handle's own first).
-    fetched.catch(() => undefined);
-    return fetched;
-  };
-  const ahead = Array.from({ length: READ_AHEAD }, start);
-  for (;;) {
-    const current = await ahead.shift();
-    if (current === undefined) return;
-    ahead.push(start());
-    await handle(current);
-  }
-}
-
-type Desired = ChunkIdentity & { json: string };
-
-function desired(identity: ChunkIdentity): identity is Desired {
-  return identity.json !== undefined;
-}
-
-function record(
-  writer: PlanWriter,
-  tally: PlanTally,
-  kind: IdentityKind,
-  item: Desired,
-  decision: Decision,
-  name: string,
-): void {
-  tally.decided(kind, decision, name);
-  if (decision.change) writer.change(decision.change, item.staged);
-  if (decision.adoption) writer.adoption(kind, item.id, decision.adoption.targetId);
-}
-
-function asCandidates<R>(
-  listed: readonly (ListedResource | undefined)[] | undefined,
-): (Candidate<R> | undefined)[] {
-  return (listed ?? []) as (Candidate<R> | undefined)[];
-}
-
-/** The target id of every member of the chunk's groups ('' none yet; absent: not a source user). */
 async function memberTargetsOf(
   ctx: MergeContext,
   groups: readonly (DesiredGroup | DesiredUser)[],
@@ -259,9 +208,10 @@ async function memberTargetsOf(
   const members = [...new Set(groups.flatMap((g) => (g as DesiredGroup).members))];
   const targets = new Map<string, string>();
   const matched = ctx.run.staging.key('matched');
+  const source = { users: ctx.source.users, scope: ctx.run.scope };
   for (let i = 0; i < members.length; i += MEMBER_BATCH) {
     const batch = members.slice(i, i + MEMBER_BATCH);
-    const found = await memberTargets(ctx.deps.redis, ctx.deps.keys, ctx.source.users, matched, batch);
+    const found = await memberTargets(ctx.deps.redis, ctx.deps.keys, source, matched, batch);
     batch.forEach((member, n) => {
       const target = found[n];
       if (target !== undefined) targets.set(member, target);

@@ -2,6 +2,8 @@ import type { ObservedUser } from '../domain/user-diff.js';
 import { collectGarbage } from '../ops/memory.js';
 import { storeCall } from '../store/redis-errors.js';
 import type { FullSyncDeps } from './full-sync.context.js';
+import { LINK_SAMPLE, LinkTally } from './link-tally.js';
+import { ownedElsewhere, type OwnedElsewhere } from './owned-elsewhere.js';
 import { PlanTally } from './plan-tally.js';
 import { planSourceRemovals } from './sync-deprovision.js';
 import { planSourceGroups, planSourceUsers, type MergeContext } from './sync-merge.js';
@@ -11,6 +13,10 @@ import type { MemberNames } from './sync-report.js';
 export interface Planned {
   read: ReadResult;
   tally: PlanTally;
+  /** A link-only run's lists (SPEC §6). */
+  link?: LinkTally;
+  /** What a run that replaces one input's identities leaves to the others (SPEC §6, Ownership). */
+  ownedElsewhere?: OwnedElsewhere;
   /** Names of the members the report's membership sample takes out of groups. */
   memberNames: MemberNames;
 }
@@ -26,6 +32,7 @@ const GC_EVERY = 25;
  */
 export async function planRun(deps: FullSyncDeps, run: RunContext, read: ReadResult): Promise<Planned> {
   const tally = new PlanTally();
+  const link = run.linkOnly ? new LinkTally() : undefined;
   let planned = 0;
   let chunks = 0;
   let reported = 0;
@@ -34,7 +41,8 @@ export async function planRun(deps: FullSyncDeps, run: RunContext, read: ReadRes
     run,
     source: read.source,
     tally,
-    claimedUnmanaged: 0,
+    ...(link ? { link } : {}),
+    claimedUnmanaged: { user: 0, group: 0 },
     storedInSource: { user: 0, group: 0 },
     onChunk: async (count) => {
       planned += count;
@@ -45,12 +53,46 @@ export async function planRun(deps: FullSyncDeps, run: RunContext, read: ReadRes
     },
   };
   await planSourceUsers(ctx);
-  await planSourceRemovals(ctx, 'user');
-  // Listed users matched by no desired identity and not managed: left alone.
-  tally.unmanagedUsers = Math.max(0, read.listed.users - read.listed.managedUsers - ctx.claimedUnmanaged);
+  // A link-only run removes nothing.
+  if (!link) await planSourceRemovals(ctx, 'user');
+  // Listed users matched by no desired identity and not managed (for any input): left alone.
+  const { listed } = read;
+  tally.unmanagedUsers = Math.max(0, listed.users - listed.managedUsers - ctx.claimedUnmanaged.user);
   await planSourceGroups(ctx);
-  await planSourceRemovals(ctx, 'group');
-  return { read, tally, memberNames: await nameRemovedMembers(deps, run, tally) };
+  if (!link) await planSourceRemovals(ctx, 'group');
+  if (link) await unmatchedOnPlatform(run, read, ctx.claimedUnmanaged, link);
+  return {
+    read,
+    tally,
+    ...(link ? { link } : {}),
+    ...(run.scope === undefined ? {} : { ownedElsewhere: await ownedElsewhere(deps, run.scope, tally) }),
+    memberNames: await nameRemovedMembers(deps, run, tally),
+  };
+}
+
+/** The accounts no match claimed and no identity manages: counted, and the first ones named. */
+async function unmatchedOnPlatform(
+  run: RunContext,
+  read: ReadResult,
+  claimed: MergeContext['claimedUnmanaged'],
+  link: LinkTally,
+): Promise<void> {
+  const { listed } = read;
+  const counts = {
+    user: Math.max(0, listed.users - listed.managedUsers - claimed.user),
+    group: Math.max(0, listed.groups - listed.managedGroups - claimed.group),
+  };
+  for (const kind of ['user', 'group'] as const) {
+    const named = await run.listing.unclaimed(
+      kind,
+      Math.max(0, LINK_SAMPLE - link.total('unmatchedOnPlatform')),
+    );
+    for (const resource of named) {
+      const name = 'userName' in resource ? resource.userName : resource.displayName;
+      link.add('unmatchedOnPlatform', { kind, id: null, name, targetId: resource.id });
+    }
+    link.addCount('unmatchedOnPlatform', kind, Math.max(0, counts[kind] - named.length));
+  }
 }
 
 /** The source id and userName of each member the membership sample removes (a few hundred at most). */

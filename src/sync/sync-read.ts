@@ -18,6 +18,13 @@ export interface RunContext {
   record: SyncRecord;
   /** The approved continuation of a held sync. */
   approved: boolean;
+  /**
+   * The input whose identities the run replaces (SPEC §6, Ownership): the directory's owner when
+   * it reads a source; absent when the desired state is the source (every input's identities).
+   */
+  scope?: string;
+  /** Records the matches as managed; writes nothing to the platform (SPEC §6). */
+  linkOnly: boolean;
   staging: SyncStaging;
   listing: SyncListing;
   times: PhaseTimes;
@@ -32,10 +39,12 @@ export interface SourceView {
   groups: SourceIds;
 }
 
-/** What the listing found: distinct users, and of them the targets of managed identities. */
+/** What the listing found: distinct resources, and of them the targets of managed identities. */
 export interface ListedCounts {
   users: number;
   managedUsers: number;
+  groups: number;
+  managedGroups: number;
 }
 
 export interface ReadResult {
@@ -43,7 +52,10 @@ export interface ReadResult {
   listed: ListedCounts;
   /** When the listing started: runs trust what it showed unless they wrote to the identity since. */
   observedAt: number;
-  /** Users the bridge manages that are still desired (the base of a DEPROVISION_LIMIT share). */
+  /**
+   * Users of the run's input the bridge manages that are still desired (the base of a
+   * DEPROVISION_LIMIT share; other inputs' users are not the run's to count).
+   */
   managedUsers: number;
 }
 
@@ -58,10 +70,12 @@ const GC_EVERY_PAGES = 200;
  * given a user, so that a source listing none is refused before any request (SPEC §6, Guards).
  */
 export async function readAndList(deps: FullSyncDeps, run: RunContext): Promise<ReadResult> {
-  const managedUsers = await new StatusQueries(deps.redis, deps.keys).managedAndDesired('user');
+  const status = new StatusQueries(deps.redis, deps.keys);
+  const managedUsers = await status.managedAndDesired('user', { owner: run.scope });
   const observedAt = deps.records.clock.now();
+  // A link-only run removes nothing: an empty source is harmless there.
   const refuse = (count: SourceCount) => {
-    if (!run.approved) refuseEmptySource(count, managedUsers, run.record.allowEmpty);
+    if (!run.approved && !run.linkOnly) refuseEmptySource(count, managedUsers, run.record.allowEmpty);
   };
   if (isStaged(run)) {
     const source = await stagedSource(run);
@@ -95,9 +109,20 @@ export async function readAndList(deps: FullSyncDeps, run: RunContext): Promise<
 }
 
 /** A pushed snapshot, or what a held sync kept of its directory: planned from its staging. */
-function isStaged(run: RunContext): boolean {
+function isStaged(run: Pick<RunContext, 'record' | 'approved'>): boolean {
   const name = run.record.source;
   return name === 'snapshot' || (run.approved && name !== undefined && name !== 'none');
+}
+
+/**
+ * The input whose identities a run replaces: the configured directory's owner when it reads a
+ * source (the directory, or a pushed snapshot); none when the desired state is its source.
+ */
+export function scopeOf(
+  deps: FullSyncDeps,
+  run: Pick<RunContext, 'record' | 'approved'>,
+): string | undefined {
+  return isStaged(run) || deps.source ? deps.desired.defaultOwner : undefined;
 }
 
 async function stagedSource(run: RunContext): Promise<SourceView> {
@@ -111,7 +136,11 @@ async function stagedSource(run: RunContext): Promise<SourceView> {
       `What sync ${run.syncId} kept of its source is gone from Redis; start a new sync`,
     );
   }
-  return stagingView(run, { name: run.record.source ?? 'snapshot', users });
+  return stagingView(run, { name: run.record.source ?? 'snapshot', users, ...owned(run) });
+}
+
+function owned(run: RunContext): { owner?: string } {
+  return run.scope === undefined ? {} : { owner: run.scope };
 }
 
 function storedSource(deps: FullSyncDeps): SourceView {
@@ -151,7 +180,7 @@ async function readDirectory(
   await source.stream(stager, { signal: run.cancel.signal });
   const verdict = await stager.finish();
   if (!verdict.ok) throw sourceInvalid(source.label, verdict.total, verdict.problems);
-  const count = { name: deps.settings.sourceName, users: verdict.counts.users };
+  const count = { name: deps.settings.sourceName, users: verdict.counts.users, ...owned(run) };
   await deps.records.update(run.syncId, { source: count.name, sourceUsers: count.users, staged: '1' });
   refuse(count);
   startListing();
@@ -173,7 +202,7 @@ async function listTarget(deps: FullSyncDeps, run: RunContext): Promise<ListedCo
       .update(run.syncId, { progress: { phase: 'listing-target', done, total } })
       .catch(() => undefined);
   };
-  let managedUsers = 0;
+  const managed = { user: 0, group: 0 };
   let indexed = 0;
   const [users, groups] = (['user', 'group'] as const).map((kind) =>
     listPages(deps.target, kind, {
@@ -183,7 +212,7 @@ async function listTarget(deps: FullSyncDeps, run: RunContext): Promise<ListedCo
       onResources: async (resources) => {
         await run.cancel.check();
         const { addedManaged } = await run.listing.indexPage(kind, resources);
-        if (kind === 'user') managedUsers += addedManaged;
+        managed[kind] += addedManaged;
         if (++indexed % GC_EVERY_PAGES === 0) collectGarbage();
       },
       onPage: (done, expected) => {
@@ -195,7 +224,16 @@ async function listTarget(deps: FullSyncDeps, run: RunContext): Promise<ListedCo
   // Both lists end (no request in flight) before the sync may end, whatever stopped one of them.
   await bothOrNeither(run.cancel, users as Promise<number>, groups as Promise<number>);
   await deps.health?.succeeded();
-  return { users: await run.listing.count('user'), managedUsers };
+  const [listedUsers, listedGroups] = await Promise.all([
+    run.listing.count('user'),
+    run.listing.count('group'),
+  ]);
+  return {
+    users: listedUsers,
+    managedUsers: managed.user,
+    groups: listedGroups,
+    managedGroups: managed.group,
+  };
 }
 
 /** Waits for both; the first to fail stops the other (through the run's abort signal). */

@@ -33,6 +33,10 @@ export interface SyncRecord {
   error?: SyncError;
   /** The request said the directory may really be empty (SPEC §6, Guards). */
   allowEmpty: boolean;
+  /** Records the matches as managed and writes nothing to the platform (SPEC §6). */
+  linkOnly: boolean;
+  /** The input whose identities the sync replaces (`directory:<name>`); absent: every input's. */
+  owner?: string;
   /** Where its users came from (`snapshot`, the DIRECTORY_SOURCE, `none`), once read. */
   source?: string;
   /** How many users that source listed. */
@@ -63,7 +67,13 @@ export class SyncRecordStore {
    */
   async start(
     syncId: string,
-    options: { dryRun: boolean; trigger: string; stagedUsers?: number; allowEmpty?: boolean },
+    options: {
+      dryRun: boolean;
+      trigger: string;
+      stagedUsers?: number;
+      allowEmpty?: boolean;
+      linkOnly?: boolean;
+    },
   ): Promise<{ started: boolean; syncId: string }> {
     const args = [
       syncId,
@@ -72,6 +82,7 @@ export class SyncRecordStore {
       options.trigger,
       options.stagedUsers === undefined ? '' : String(options.stagedUsers),
       options.allowEmpty ? '1' : '0',
+      options.linkOnly ? '1' : '0',
     ];
     const keys = syncRecordKeys(this.keys, syncId);
     const [status, id] = (await storeCall(() => scripts.start.run(this.redis, keys, args))) as [
@@ -100,7 +111,10 @@ export class SyncRecordStore {
   async update(
     syncId: string,
     fields: Partial<
-      Record<'state' | 'startedAt' | 'progress' | 'plan' | 'source' | 'sourceUsers' | 'staged', unknown>
+      Record<
+        'state' | 'startedAt' | 'progress' | 'plan' | 'source' | 'sourceUsers' | 'staged' | 'owner',
+        unknown
+      >
     >,
   ): Promise<void> {
     const flat = Object.entries(fields).flatMap(([k, v]) => [
@@ -168,23 +182,26 @@ export class SyncRecordStore {
   }
 
   /**
-   * The last completed sync (not a dry run, not `except`) that read the named source, with the
-   * number of users it listed: the baseline of SOURCE_SHRINK_LIMIT.
+   * The last completed sync (not a dry run, not `except`) that read the named source for the same
+   * input (`owner`, its directory; a record from before owners were recorded matches any), with
+   * the number of users it listed: the baseline of SOURCE_SHRINK_LIMIT.
    */
   async lastCompletedOf(
     source: string,
+    owner: string | undefined,
     except: string,
   ): Promise<{ jobId: string; users: number } | undefined> {
     const ids = await storeCall(() => this.redis.zrevrange(this.keys.syncRuns(), 0, -1));
     for (let i = 0; i < ids.length; i += 20) {
       const batch = ids.slice(i, i + 20).filter((id) => id !== except);
-      const fields = ['state', 'dryRun', 'source', 'sourceUsers'] as const;
+      const fields = ['state', 'dryRun', 'source', 'sourceUsers', 'owner'] as const;
       const rows = await storeCall(() =>
         Promise.all(batch.map((id) => this.redis.hmget(this.keys.sync(id), ...fields))),
       );
-      for (const [n, [state, dryRun, name, users]] of rows.entries()) {
+      for (const [n, [state, dryRun, name, users, by]] of rows.entries()) {
         const jobId = batch[n];
-        if (jobId && state === 'completed' && dryRun !== '1' && name === source && users)
+        const sameInput = by === null || owner === undefined || by === owner;
+        if (jobId && state === 'completed' && dryRun !== '1' && name === source && sameInput && users)
           return { jobId, users: Number(users) };
       }
     }
@@ -233,6 +250,8 @@ function toRecord(jobId: string, hash: Record<string, string>): SyncRecord {
     ...(hash.summary ? { summary: json('summary') } : {}),
     ...(hash.error ? { error: json('error') } : {}),
     allowEmpty: hash.allowEmpty === '1',
+    linkOnly: hash.linkOnly === '1',
+    ...(hash.owner ? { owner: hash.owner } : {}),
     ...(hash.source ? { source: hash.source } : {}),
     ...(hash.sourceUsers ? { sourceUsers: Number(hash.sourceUsers) } : {}),
     ...(hash.staged === '1' ? { staged: true } : {}),

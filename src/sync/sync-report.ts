@@ -1,18 +1,36 @@
 import { formatDeprovisionLimit } from '../config/schema.js';
 import type { GuardSettings, SourceCount, Verdict } from './sync-guards.js';
 import type { SyncRecord } from './sync-record.store.js';
+import type { LinkTally } from './link-tally.js';
+import type { OwnedElsewhere } from './owned-elsewhere.js';
 import { MEMBERSHIP_SAMPLE, type PlanTally } from './plan-tally.js';
 
 /** What a sync did itself, before the runs it waited on: identities unchanged, listing requests. */
 export interface SummaryBase {
   unchanged: number;
   requests: Record<string, number>;
+  /** A link-only run's counts. */
+  linked?: { linked: number; unmatchedInSource: number; unmatchedOnPlatform: number; ambiguous: number };
 }
 
-export function summaryBase(tally: PlanTally, requests: Record<string, number>): SummaryBase {
+export function summaryBase(
+  tally: PlanTally,
+  requests: Record<string, number>,
+  link?: LinkTally,
+): SummaryBase {
   return {
     unchanged: tally.counts.users.unchanged + tally.counts.groups.unchanged,
     requests: { ...requests },
+    ...(link
+      ? {
+          linked: {
+            linked: link.total('linked'),
+            unmatchedInSource: link.total('unmatchedInSource'),
+            unmatchedOnPlatform: link.total('unmatchedOnPlatform'),
+            ambiguous: link.total('ambiguous'),
+          },
+        }
+      : {}),
   };
 }
 
@@ -22,6 +40,10 @@ export interface ReportOptions {
   /** The run continues a held sync an operator approved. */
   approved: boolean;
   settings: GuardSettings;
+  /** What the run leaves to other inputs (a run that replaces one input's identities). */
+  ownedElsewhere?: OwnedElsewhere | undefined;
+  /** A link-only run's lists. */
+  link?: LinkTally | undefined;
 }
 
 /** Names of the target users a membership sample takes out of groups: source id and userName. */
@@ -29,7 +51,9 @@ export type MemberNames = Map<string, { id?: string; userName?: string }>;
 
 /**
  * The plan as GET /admin/sync/{jobId} shows it: counts per kind, the removals by kind with names,
- * the guards' verdict (held, why, with the counts compared), and a sample of changes.
+ * the guards' verdict (held, why, with the counts compared), what it leaves to other inputs, a
+ * link-only run's lists, and a sample of changes (for a link-only run: what the next normal sync
+ * would change).
  */
 export function planReport(tally: PlanTally, options: ReportOptions, names: MemberNames = new Map()) {
   const { verdict, source, settings } = options;
@@ -43,6 +67,8 @@ export function planReport(tally: PlanTally, options: ReportOptions, names: Memb
     users: tally.counts.users,
     groups: tally.counts.groups,
     unmanagedUsers: tally.unmanagedUsers,
+    ...(options.ownedElsewhere ? { ownedElsewhere: options.ownedElsewhere } : {}),
+    ...(options.link ? { linkOnly: options.link.report() } : {}),
     deprovisionLimit: verdict.limit,
     deprovisionLimitSetting: formatDeprovisionLimit(settings.deprovisionLimit),
     held: verdict.held,
@@ -50,6 +76,7 @@ export function planReport(tally: PlanTally, options: ReportOptions, names: Memb
     ...(options.approved ? { approved: true } : {}),
     source: {
       name: source.name,
+      ...(source.owner === undefined ? {} : { owner: source.owner }),
       ...(source.users === undefined ? {} : { users: source.users }),
       ...(verdict.baseline ? { last: verdict.baseline } : {}),
       ...(verdict.shrunkBy === undefined ? {} : { shrunkByPercent: verdict.shrunkBy }),
@@ -99,6 +126,7 @@ export function summarise(record: SyncRecord | undefined, base: SummaryBase, dur
   for (const [method, n] of Object.entries(record?.requests ?? {}))
     requests[method] = (requests[method] ?? 0) + n;
   return {
+    ...(base.linked ?? {}),
     created: count('created'),
     updated: count('updated'),
     deprovisioned: count('deprovisioned', 'deleted'),

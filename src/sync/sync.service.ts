@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { Queue } from 'bullmq';
+import { directoryOwner } from '../domain/desired-change.js';
 import { BridgeError } from '../domain/errors.js';
 import { recordedError } from './sync-error.js';
 import { invalidSnapshot } from '../domain/snapshot.js';
@@ -18,9 +19,14 @@ export interface StartRequest {
   trigger: 'admin' | 'cli' | 'demo' | 'schedule';
   /** The directory may really be empty: a source listing no users is not refused (SPEC §6, Guards). */
   allowEmpty?: boolean;
+  /**
+   * Records the matches between source and platform as managed and writes nothing to the platform
+   * (SPEC §6); with `dryRun`, only reports what it would link.
+   */
+  linkOnly?: boolean;
 }
 
-export type StartOptions = Pick<StartRequest, 'dryRun' | 'allowEmpty'>;
+export type StartOptions = Pick<StartRequest, 'dryRun' | 'allowEmpty' | 'linkOnly'>;
 
 /**
  * Hands a pushed snapshot's items to the sink as the request body is read, and returns the
@@ -36,10 +42,12 @@ export type SnapshotFeed = (sink: SnapshotSink) => Promise<StartOptions>;
 export class SyncService {
   private readonly holder: ResilientQueue<Queue<SyncJobData, unknown, SyncJobName>>;
 
+  /** `owner`: the input a sync writes as (the configured directory's), for a snapshot's checks. */
   constructor(
     private readonly connection: RedisClient,
     queuePrefix: string,
     readonly records: SyncRecordStore,
+    private readonly owner: string = directoryOwner('directory'),
   ) {
     this.holder = new ResilientQueue(connection, () => {
       const queue = new Queue<SyncJobData, unknown, SyncJobName>(QUEUES.sync, {
@@ -56,14 +64,19 @@ export class SyncService {
     return this.holder.current;
   }
 
-  /** Starts a sync of the directory source (or of the desired state); a running one's id if there is one. */
+  /**
+   * Starts a sync of the directory source (or of the desired state); a running one's id if there
+   * is one — except for a link-only request, refused with 409 naming it (it is not what was asked).
+   */
   async start(request: StartRequest): Promise<{ jobId: string; started: boolean }> {
     const syncId = newSyncId(this.records.clock.now(), randomBytes(4).toString('hex'));
     const claim = await this.records.start(syncId, {
       dryRun: request.dryRun,
       trigger: request.trigger,
       allowEmpty: request.allowEmpty ?? false,
+      linkOnly: request.linkOnly ?? false,
     });
+    if (!claim.started && request.linkOnly) throw busy(claim.syncId);
     if (!claim.started) return { jobId: claim.syncId, started: false };
     await this.enqueueRun(syncId);
     return { jobId: syncId, started: true };
@@ -79,7 +92,7 @@ export class SyncService {
     const running = await this.records.activeSyncId();
     if (running) throw busy(running);
     const syncId = newSyncId(this.records.clock.now(), randomBytes(4).toString('hex'));
-    const staging = new SyncStaging(this.connection, this.records.keys, syncId, STAGING_TTL_MS);
+    const staging = new SyncStaging(this.connection, this.records.keys, syncId, STAGING_TTL_MS, this.owner);
     try {
       const stager = new SourceStager(staging);
       const options = await feed(stager);
@@ -90,6 +103,7 @@ export class SyncService {
         trigger,
         stagedUsers: verdict.counts.users,
         allowEmpty: options.allowEmpty ?? false,
+        linkOnly: options.linkOnly ?? false,
       });
       if (!claim.started) throw busy(claim.syncId);
     } catch (error) {

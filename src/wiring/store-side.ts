@@ -62,7 +62,12 @@ export async function createStoreSide(config: Config, role: RedisRole, logger: L
   const stopMigration = await migrateOwnersAtStart(redis, keys, directory, logger);
   const desired = new DesiredStateStore(redis, keys, clock, directory);
   const api = new DesiredStateApi(desired);
-  const syncs = new SyncService(redis, keys.queuePrefix(), new SyncRecordStore(redis, keys, clock));
+  const syncs = new SyncService(
+    redis,
+    keys.queuePrefix(),
+    new SyncRecordStore(redis, keys, clock),
+    directory,
+  );
   const oktaEvents = new OktaEventProducer(redis, { queuePrefix: keys.queuePrefix() });
   return {
     redis,

@@ -173,6 +173,33 @@ describe('dashboard views in Chromium: live progress, names, the platform copy, 
     await page.locator('#sync-state').waitFor();
   });
 
+  it("shows a link-only run's counts and lists, and what a sync leaves to other inputs", async () => {
+    await fixture.engine.bridge.store.api
+      .as('scim')
+      .upsertUser({ id: 'scim-e2e', userName: 'pushed@example.com', active: true });
+    const stranger = fixture.target.insertUser({ userName: 'stranger@example.com' });
+    const jobId = await startSync(fixture, { snapshot: snapshotOf(42), linkOnly: true });
+    const record = await settledSync(fixture, jobId);
+    const link = (record.plan as { linkOnly: Record<string, number> }).linkOnly;
+    expect(link).toMatchObject({ linked: 42, unmatchedInSource: 2, ambiguous: 0 });
+    await page.evaluate((id) => (location.hash = '#/syncs/' + id), jobId);
+    await page.locator('#sync-state', { hasText: 'completed' }).waitFor();
+    const counts = page.getByRole('table', { name: 'Link-only, by kind' });
+    await counts.getByRole('row', { name: `total ${link.linked} 2 ${link.unmatchedOnPlatform} 0` }).waitFor();
+    expect(await page.locator('#owned-elsewhere').innerText()).toContain('scim: 1 user, 0 groups');
+    const unmatched = page.locator('#changes-unmatchedInSource');
+    await unmatched.getByRole('row', { name: 'user user40@example.com u40 —' }).waitFor();
+    await page
+      .locator('#changes-unmatchedOnPlatform')
+      .getByRole('row', { name: `user stranger@example.com ${stranger.id}` })
+      .waitFor();
+    await page
+      .locator('#changes-ownedElsewhere')
+      .getByRole('row', { name: 'user pushed@example.com scim-e2e scim' })
+      .waitFor();
+    await page.screenshot({ path: join(SCREENSHOTS, 'sync-link-only.png'), fullPage: true });
+  });
+
   it('talked to the bridge only, never put the token in a URL, and raised no script error', async () => {
     await page.getByRole('button', { name: 'Sign out' }).click();
     await page.getByLabel('Admin token').waitFor();

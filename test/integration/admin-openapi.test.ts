@@ -207,6 +207,26 @@ describe('admin API OpenAPI document', () => {
     await get('/admin/identities/users/user1@example.com', path);
     await get('/admin/status', '/admin/status');
 
+    // A link-only run (a dry one) beside another input's user: its lists, by page.
+    const linkOnly = await post('/admin/sync', '/admin/sync', {
+      snapshot: snapshotOf(6),
+      linkOnly: true,
+      dryRun: true,
+    });
+    expect(await settledSync(fixture, linkOnly.body.jobId)).toMatchObject({
+      state: 'completed',
+      linkOnly: true,
+    });
+    await get(`/admin/sync/${linkOnly.body.jobId}`, '/admin/sync/{jobId}');
+    for (const action of [
+      'ownedElsewhere',
+      'linked',
+      'unmatchedInSource',
+      'unmatchedOnPlatform',
+      'ambiguous',
+    ])
+      await get(`/admin/sync/${linkOnly.body.jobId}/changes?action=${action}`, changes);
+
     // Every route of the table was validated at least once.
     const routes = adminRouteTable(fixture).map((r) => `${r.method} ${openApiPath(r)}`);
     expect([...seen].sort()).toEqual(expect.arrayContaining(routes.sort()));

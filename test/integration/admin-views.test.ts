@@ -70,7 +70,17 @@ describe('admin API for the dashboard views', () => {
       offset: 0,
       limit: 5,
     });
-    expect(users.totals).toEqual({ create: 14, update: 0, adopt: 0, deprovision: 0 });
+    expect(users.totals).toEqual({
+      create: 14,
+      update: 0,
+      adopt: 0,
+      deprovision: 0,
+      ownedElsewhere: 0,
+      linked: 0,
+      unmatchedInSource: 0,
+      unmatchedOnPlatform: 0,
+      ambiguous: 0,
+    });
     expect(users.items.map((c: { id: string; userName: string }) => [c.id, c.userName])).toEqual([
       ['u0', 'user0@example.com'],
       ['u1', 'user1@example.com'],

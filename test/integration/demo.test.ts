@@ -103,6 +103,31 @@ function listeningAddress(port: number): string | undefined {
   return line?.split(/\s+/)[2]?.split(':')[0];
 }
 
+/** The CLI arguments of a printed `npx scim-bridge …` line. */
+function args(line: string | undefined): string[] {
+  return (line ?? '').split(' ').slice(2);
+}
+
+/**
+ * Sends what a printed `curl` line sends, with the exported variables: its method, headers, data
+ * (single-quoted) and URL (double-quoted), as the shell would pass them.
+ */
+async function curl(line: string, vars: Record<string, string>): Promise<{ status: number; body: unknown }> {
+  const expand = (text: string) => text.replace(/\$(\w+)/g, (_, name: string) => vars[name] ?? '');
+  const headers = Object.fromEntries(
+    [...line.matchAll(/-H (?:"([^"]*)"|'([^']*)')/g)].map((m) => {
+      const header = expand(m[1] ?? m[2] ?? '');
+      const colon = header.indexOf(':');
+      return [header.slice(0, colon), header.slice(colon + 1).trim()];
+    }),
+  );
+  const data = /-d '([^']*)'/.exec(line)?.[1];
+  const url = expand(/"(\$BRIDGE_URL[^"]*)"$/.exec(line)?.[1] ?? '');
+  const method = /-X (\w+)/.exec(line)?.[1] ?? 'GET';
+  const response = await fetch(url, { method, headers, ...(data === undefined ? {} : { body: data }) });
+  return { status: response.status, body: await response.json() };
+}
+
 async function scimGet(url: string, token: string): Promise<{ status: number; totalResults?: number }> {
   const response = await fetch(url, { headers: { authorization: `Bearer ${token}` } });
   const body = (await response.json()) as { totalResults?: number };
@@ -140,20 +165,69 @@ describe('scim-bridge demo', () => {
     });
     expect(readFileSync(tokensFile, 'utf8')).toContain(`TARGET_TOKEN=${targetToken}\n`);
 
-    // The three commands, with the exported variables.
-    expect(output).toContain('  npx scim-bridge status\n');
-    const status = await cli(['status'], vars);
+    // The commands, in order, with the exported variables: the file and SCIM push side by side.
+    const commands = output
+      .split('\n')
+      .filter((line) => /^ {2}(npx|curl) /.test(line))
+      .map((line) => line.trim());
+    expect(commands.map((c) => c.split(' ').slice(0, 3).join(' '))).toEqual([
+      'npx scim-bridge status',
+      'npx scim-bridge explain',
+      'curl -s -X',
+      'curl -s -H',
+      'npx scim-bridge explain',
+      'npx scim-bridge sync',
+    ]);
+    const [status, explainFile] = await Promise.all([
+      cli(args(commands[0]), vars),
+      cli(args(commands[1]), vars),
+    ]);
     expect(status.code, status.stderr).toBe(0);
     expect(status.stdout).toContain('Target: reachable');
-    expect(output).toContain('"$BRIDGE_URL/scim/v2/Users?count=2"');
-    expect(await scimGet(`${vars.BRIDGE_URL}/scim/v2/Users?count=2`, vars.INBOUND_SCIM_TOKEN ?? '')).toEqual({
+    expect(status.stdout).toMatch(/^directory:directory +1000 +50$/m);
+    expect(explainFile.code, explainFile.stderr).toBe(0);
+    expect(explainFile.stdout).toMatch(/^user:u-0002: in-sync/);
+    expect(explainFile.stdout).toMatch(/owner: +directory:directory/);
+
+    // The IdP's push, as the curl line sends it: 201, owned by scim, provisioned beside the file's.
+    const pushed = await curl(commands[2] ?? '', vars);
+    expect(pushed.status).toBe(201);
+    const userName = (pushed.body as { userName: string }).userName;
+    await expect
+      .poll(
+        async () =>
+          (await scimGet(`${targetUrl}/Users?filter=userName eq "${userName}"`, targetToken)).totalResults,
+        {
+          timeout: 20_000,
+        },
+      )
+      .toBe(1);
+    expect(await scimGet(`${targetUrl}/Users?count=1`, targetToken)).toEqual({
       status: 200,
-      totalResults: 1000,
+      totalResults: 1001,
     });
-    const [, explainArgs = ''] = /^ {2}npx scim-bridge (explain user \S+)$/m.exec(output) ?? [];
-    const explain = await cli(explainArgs.split(' '), vars);
-    expect(explain.code, explain.stderr).toBe(0);
-    expect(explain.stdout).toMatch(/^user:u-0002: in-sync/);
+    // What the IdP sees: only what it pushed.
+    expect(await curl(commands[3] ?? '', vars)).toMatchObject({ status: 200, body: { totalResults: 1 } });
+    const explainPushed = await cli(args(commands[4]), vars);
+    expect(explainPushed.code, explainPushed.stderr).toBe(0);
+    expect(explainPushed.stdout).toMatch(/^user:\S+: in-sync \(found by externalId\)/);
+    expect(explainPushed.stdout).toMatch(/owner: +scim/);
+
+    // A full sync of the file leaves the pushed user alone; status counts both inputs.
+    const sync = await cli(args(commands[5]), vars);
+    expect(sync.code, sync.stderr).toBe(0);
+    expect(sync.stdout).toMatch(/Sync sync-\S+: completed/);
+    expect(sync.stdout).toContain(
+      'Left to other inputs (never removed by this sync): 1 user, 0 groups (scim 1 user',
+    );
+    expect(await curl(commands[3] ?? '', vars)).toMatchObject({ status: 200, body: { totalResults: 1 } });
+    const after = await scimGet(
+      `${targetUrl}/Users?filter=userName eq "${userName}" and active eq true`,
+      targetToken,
+    );
+    expect(after.totalResults).toBe(1);
+    const statusAfter = await cli(args(commands[0]), vars);
+    expect(statusAfter.stdout).toMatch(/^scim +1 +0$/m);
 
     // check-config in the shell the variables were pasted into: the demo configures itself.
     const checkConfig = await cli(['check-config'], vars);
@@ -177,7 +251,7 @@ describe('scim-bridge demo', () => {
     again.child.kill('SIGINT');
     expect(await again.exited).toBe(0);
     expect(leftBehind(temp)).toEqual({ folders: [], processes: [] });
-  }, 120_000);
+  }, 180_000);
 
   it('with its port in use: one line naming PORT, exit 1, nothing left behind', async () => {
     const taken: Server = createServer();

@@ -14,8 +14,7 @@ import {
 
 // Real: SCIM push, signed events and pushed directory snapshots into one bridge (Redis, its Lua
 // batch, BullMQ workers, HTTP), the admin API and the CLI's code over HTTP, the reference target.
-// DEPROVISION_LIMIT is a plain count here: the users other inputs own are still planned as
-// removals by today's sync plan (refused by the store), and a share would hold these small syncs.
+// The default DEPROVISION_LIMIT: a directory's sync never counts other inputs' users.
 describe('one identity claimed by several inputs', () => {
   let inputs: Inputs;
 
@@ -34,7 +33,7 @@ describe('one identity claimed by several inputs', () => {
   }
 
   it('keeps one platform account for one userName and records one conflict per newcomer', async () => {
-    inputs = await startInputs({ DEPROVISION_LIMIT: '1000' });
+    inputs = await startInputs();
     const pushed = await inputs.scim('post', '/Users').send(scimUser('ada@example.com')).expect(201);
     const scimId = pushed.body.id as string;
     await inputs.engine.drain();
@@ -76,7 +75,7 @@ describe('one identity claimed by several inputs', () => {
   });
 
   it('ignores one newcomer (parked, no longer reported) and links another (it takes the account)', async () => {
-    inputs = await startInputs({ DEPROVISION_LIMIT: '1000' });
+    inputs = await startInputs();
     const pushed = await inputs.scim('post', '/Users').send(scimUser('ada@example.com')).expect(201);
     const scimId = pushed.body.id as string;
     await inputs.engine.drain();
@@ -137,7 +136,7 @@ describe('one identity claimed by several inputs', () => {
   });
 
   it('refuses an id another input owns: a same-id conflict that a link settles', async () => {
-    inputs = await startInputs({ DEPROVISION_LIMIT: '1000' });
+    inputs = await startInputs();
     await inputs.events(userEvent('e-1', 'hr-7', 'grace@example.com'));
     await inputs.engine.drain();
     const [account] = accountsNamed('grace@example.com');

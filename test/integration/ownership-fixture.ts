@@ -32,6 +32,8 @@ export interface Inputs {
     snapshot: { users: unknown[]; groups: unknown[] },
     options?: Record<string, unknown>,
   ): Promise<SyncView>;
+  /** Waits for a sync to complete, fail or wait for approval. */
+  settle(jobId: string): Promise<SyncView>;
   close(): Promise<void>;
 }
 
@@ -70,6 +72,7 @@ export async function startInputs(env: Env = {}, target?: ReferenceTarget): Prom
         .expect(202);
       return settled(admin, started.body.jobId as string);
     },
+    settle: (jobId) => settled(admin, jobId),
     close: async () => {
       await engine.close();
       if (!target) await platform.close();

@@ -17,8 +17,8 @@ import {
 
 // Real: SCIM push, signed events and pushed directory snapshots into one bridge (Redis, BullMQ
 // workers, HTTP), a second bridge on the same Redis keys after the first one stopped, the CLI's
-// explain over HTTP, the reference target. DEPROVISION_LIMIT is a count: the other inputs' users are
-// still planned as removals by today's sync plan (the store refuses them) and a share would hold.
+// explain over HTTP, the reference target, the default DEPROVISION_LIMIT (a directory's sync never
+// counts other inputs' users).
 describe('each input keeps to its own', () => {
   const running: Inputs[] = [];
   let target: ReferenceTarget | undefined;
@@ -31,7 +31,7 @@ describe('each input keeps to its own', () => {
 
   async function start(env: Record<string, string> = {}): Promise<Inputs> {
     target ??= await startTarget();
-    const inputs = await startInputs({ DEPROVISION_LIMIT: '1000', ...env }, target);
+    const inputs = await startInputs(env, target);
     running.push(inputs);
     return inputs;
   }

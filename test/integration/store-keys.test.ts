@@ -165,10 +165,9 @@ describe('the Lua scripts', () => {
     const recorded = await listing.candidates('user', [{ targetId: 'T-x', externalId: 'a', name: 'a' }]);
     expect(recorded.lists[0]?.[0]).toMatchObject({ claimed: true });
     const source = { key: staging.key('src:u:ids'), mode: 'h' as const };
-    expect(await memberTargets(redis, keys, source, staging.key('matched'), ['a', 'nobody'])).toEqual([
-      '',
-      undefined,
-    ]);
+    expect(
+      await memberTargets(redis, keys, { users: source }, staging.key('matched'), ['a', 'nobody']),
+    ).toEqual(['', undefined]);
     const removals = staging.key('removals');
     expect(await notInSource(redis, keys, 'user', source, { phase: 'all', ids: ['a'], removals })).toEqual(
       [],

@@ -134,7 +134,7 @@ describe('a snapshot pushed as NDJSON', () => {
     expect(res.body.error.message).toBe('Invalid snapshot: 2 problems');
     expect(res.body.error.problems).toEqual([
       'line 2402: users[2400].id: duplicate of users[1] (line 3)',
-      'line 1: groups[0].members[1]: unknown user "nobody"',
+      'line 1: groups[0].members[1]: unknown user "nobody": in neither the snapshot nor another input',
     ]);
     expect(await syncKeys()).toEqual([]);
   });

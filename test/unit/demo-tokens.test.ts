@@ -74,6 +74,7 @@ describe('formatHandover', () => {
     expect(remote).toContain('Listening on 10.1.2.3:8080 (HOST)');
     expect(remote).toContain('  npx scim-bridge status --url "$BRIDGE_URL"\n');
     expect(remote).toContain('  npx scim-bridge explain user jose.nunez@example.com --url "$BRIDGE_URL"\n');
+    expect(remote).toContain('  npx scim-bridge sync --wait --url "$BRIDGE_URL"\n');
   });
 
   it('quotes a value the shell would split', () => {

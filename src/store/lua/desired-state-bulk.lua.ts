@@ -10,8 +10,8 @@ import type { Keys } from '../keys.js';
 /**
  * Per id: its desired state as the sync sees it — staged by the sync ('t' + its src:K:docs entry) or
  * else stored ('s' + the stored doc), '' for none — its target id, managed flag and pending
- * create, for a stored group its member ids joined by "\\n", and whether a desired state is stored
- * ('1' / '0'). KEYS [1] src:K:docs, then per id
+ * create, for a stored group its member ids joined by "\\n", whether a desired state is stored
+ * ('1' / '0'), and its owner ('' none). KEYS [1] src:K:docs, then per id
  * its identity hash and doc (and for groups its member set) as readChunkKeys builds them.
  * ARGV [1] keys per id (2 or 3), then the ids.
  */
@@ -20,7 +20,7 @@ local docs, per = KEYS[1], tonumber(ARGV[1])
 local out = {}
 local at = 2
 for i = 2, #ARGV do
-  local f = redis.call('HMGET', KEYS[at], 't', 'm', 'pc')
+  local f = redis.call('HMGET', KEYS[at], 't', 'm', 'pc', 'o')
   local doc, members, stored = redis.call('HGET', docs, ARGV[i]), '', '0'
   if doc then
     doc = 't' .. doc
@@ -39,6 +39,7 @@ for i = 2, #ARGV do
   out[#out + 1] = f[3] or ''
   out[#out + 1] = members
   out[#out + 1] = stored
+  out[#out + 1] = f[4] or ''
   at = at + per
 end
 return out
@@ -61,46 +62,53 @@ export function readChunkKeys(
 }
 
 /**
- * The target id of each group member as the plan compares it: '-' when the member is not a user
- * the sync's source lists, else the target id its match in this plan gave ('' none: to be created),
- * else the one recorded ('' none). KEYS [1] the source's users (src:u:ids hash, or P:u:all when
- * the desired state is the source), [2] the plan's matched hash. ARGV [1] 'h' or 'z' (the kind of
- * KEYS[1]), [2..3] the family of user identity hashes (stem, suffix), then the member ids.
+ * The target id of each group member as the plan compares it: '-' when it is left out, else the
+ * target id its match in this plan gave ('' none: to be created), else the one recorded ('' none).
+ * A member the sync's source does not list is another input's user when its owner is not the
+ * sync's (SPEC §6: memberships may name users of any input): its recorded target id, '' while it
+ * has none, '-' while parked; any other is left out. KEYS [1] the source's users (src:u:ids hash,
+ * or P:u:all when the desired state is the source), [2] the plan's matched hash, [3] P:u:all.
+ * ARGV [1] 'h' or 'z' (the kind of KEYS[1]), [2..3] the family of user identity hashes (stem,
+ * suffix), [4] the owner the sync writes as ('' none), then the member ids.
  */
 export const MEMBER_TARGETS = `
-local source, matched, mode = KEYS[1], KEYS[2], ARGV[1]
-local stem, suffix = ARGV[2], ARGV[3]
+local source, matched, all, mode = KEYS[1], KEYS[2], KEYS[3], ARGV[1]
+local stem, suffix, scope = ARGV[2], ARGV[3], ARGV[4]
 local out = {}
-for i = 4, #ARGV do
+for i = 5, #ARGV do
   local id = ARGV[i]
   local listed
   if mode == 'h' then listed = redis.call('HEXISTS', source, id) == 1
   else listed = redis.call('ZSCORE', source, id) ~= false end
-  if not listed then out[#out + 1] = '-'
-  else
-    local m = redis.call('HGET', matched, id)
-    if m then out[#out + 1] = m
-    else out[#out + 1] = redis.call('HGET', stem .. id .. suffix, 't') or '' end
+  local target = '-'
+  if listed then
+    target = redis.call('HGET', matched, id) or redis.call('HGET', stem .. id .. suffix, 't') or ''
+  elseif mode == 'h' and redis.call('ZSCORE', all, id) then
+    local f = redis.call('HMGET', stem .. id .. suffix, 't', 'o', 'pk')
+    if f[2] and f[2] ~= scope then target = f[1] or (f[3] and '-' or '') end
   end
+  out[#out + 1] = target
 end
 return out
 `;
 
 /**
  * Stored identities the sync's source no longer lists, with what deprovisioning needs: for each id
- * of a walk phase that is neither in the source nor visited by an earlier phase, its id, whether
- * it is desired (1/0), target id, managed flag and pending create. An id already among the
- * plan's removals is skipped too (a set walked while it changes may give an id twice). KEYS [1] the
+ * of a walk phase that is neither in the source nor visited by an earlier phase, nor owned by
+ * another input than the one the sync writes as (SPEC §6, Ownership), its id, whether it is
+ * desired (1/0), target id, managed flag and pending create. An id already among the plan's
+ * removals is skipped too (a set walked while it changes may give an id twice). KEYS [1] the
  * source's ids (src:K:ids, or P:K:all), [2] P:K:all, [3] P:K:managed, [4] the plan's removals, then
  * per id its identity hash and doc. ARGV [1] 'h' or 'z' (the kind of KEYS[1]), [2] the phase (all,
- * managed, creating), [3] the removals' prefix ("user:" or "group:"), then the ids.
+ * managed, creating), [3] the removals' prefix ("user:" or "group:"), [4] the owner the sync writes
+ * as ('' any), then the ids.
  */
 export const NOT_IN_SOURCE = `
 local source, all, managed, removals = KEYS[1], KEYS[2], KEYS[3], KEYS[4]
-local mode, phase, prefix = ARGV[1], ARGV[2], ARGV[3]
+local mode, phase, prefix, scope = ARGV[1], ARGV[2], ARGV[3], ARGV[4]
 local out = {}
 local at = 5
-for i = 4, #ARGV do
+for i = 5, #ARGV do
   local id = ARGV[i]
   local skip
   if mode == 'h' then skip = redis.call('HEXISTS', source, id) == 1
@@ -108,8 +116,9 @@ for i = 4, #ARGV do
   if not skip and phase ~= 'all' then skip = redis.call('ZSCORE', all, id) ~= false end
   if not skip and phase == 'creating' then skip = redis.call('SISMEMBER', managed, id) == 1 end
   if not skip then skip = redis.call('SISMEMBER', removals, prefix .. id) == 1 end
+  local f = skip and {} or redis.call('HMGET', KEYS[at], 't', 'm', 'pc', 'o')
+  if not skip and scope ~= '' and f[4] and f[4] ~= scope then skip = true end
   if not skip then
-    local f = redis.call('HMGET', KEYS[at], 't', 'm', 'pc')
     out[#out + 1] = id
     out[#out + 1] = redis.call('EXISTS', KEYS[at + 1]) == 1 and '1' or '0'
     out[#out + 1] = f[1] or ''
@@ -117,6 +126,36 @@ for i = 4, #ARGV do
     out[#out + 1] = f[3] or ''
   end
   at = at + 2
+end
+return out
+`;
+
+/**
+ * Which identities of a chunk the store would not apply as the sync's input writes them (SPEC §6,
+ * Ownership; desired-state-owner.lua.ts): '!' for one parked (its conflict waits for an admin), the
+ * owner of another input's identity that holds its lower-cased name or its externalId (its write
+ * would be parked), else ''. KEYS [1] P:K:name, [2] P:K:ext. ARGV [1] the owner the sync writes as
+ * ('' none: only parked ones are told), [2..3] the family of identity hashes of the kind, then per
+ * identity: id, lower-cased name, externalId ('' none).
+ */
+export const HELD_ELSEWHERE = `
+local names, externalIds = KEYS[1], KEYS[2]
+local scope, stem, suffix = ARGV[1], ARGV[2], ARGV[3]
+local function foreign(index, value, id)
+  if value == '' then return nil end
+  local holder = redis.call('HGET', index, value)
+  if not holder or holder == id then return nil end
+  local o = redis.call('HGET', stem .. holder .. suffix, 'o')
+  if o and o ~= scope then return o end
+  return nil
+end
+local out = {}
+for i = 4, #ARGV, 3 do
+  local id, name, x = ARGV[i], ARGV[i + 1], ARGV[i + 2]
+  local held = ''
+  if redis.call('HGET', stem .. id .. suffix, 'pk') then held = '!'
+  elseif scope ~= '' then held = foreign(names, name, id) or foreign(externalIds, x, id) or '' end
+  out[#out + 1] = held
 end
 return out
 `;

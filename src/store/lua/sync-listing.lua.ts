@@ -2,25 +2,32 @@
  * Lua scripts of a full sync's index of the platform's listing (src/store/sync-listing.store.ts;
  * key layout: src/store/keys.ts, P:sync:<id>:ls:…). A resource's entry in ls:K:r is one flag
  * character and its compact form (domain/observed-form.ts): `u` listed, `m` listed and recorded as
- * a managed identity's target; the upper-case letters once a match of the plan claimed it.
+ * a managed identity's target, `o` the target of another input's identity (SPEC §6, Ownership: a
+ * match of the sync never takes it); `u` and `m` upper-cased once a match of the plan claimed it.
  */
 
 /**
- * Indexes one page. KEYS [1] ls:K:r, [2] ls:K:x, [3] ls:K:n, [4] P:K:tid, [5] P:K:managed.
- * ARGV per resource: target id, externalId ('' none), lower-cased name, compact form. Returns
- * {resources new to the index, of them the managed identities' targets}.
+ * Indexes one page. KEYS [1] ls:K:r, [2] ls:K:x, [3] ls:K:n, [4] P:K:tid, [5] P:K:managed. ARGV [1]
+ * the owner the sync writes as ('' none: every input's), [2..3] the family of identity hashes of
+ * the kind, then per resource: target id, externalId ('' none), lower-cased name, compact form.
+ * Returns {resources new to the index, of them the managed identities' targets (any input's)}.
  */
 export const INDEX_PAGE = `
 local listed, byExternalId, byName, targetIds, managed = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5]
+local scope, stem, suffix = ARGV[1], ARGV[2], ARGV[3]
 local added, addedManaged = 0, 0
-for i = 1, #ARGV, 4 do
+for i = 4, #ARGV, 4 do
   local id, externalId, name, packed = ARGV[i], ARGV[i + 1], ARGV[i + 2], ARGV[i + 3]
-  local owner = redis.call('HGET', targetIds, id)
+  local holder = redis.call('HGET', targetIds, id)
   local flag = 'u'
-  if owner and redis.call('SISMEMBER', managed, owner) == 1 then flag = 'm' end
+  if holder and redis.call('SISMEMBER', managed, holder) == 1 then
+    flag = 'm'
+    local o = scope ~= '' and redis.call('HGET', stem .. holder .. suffix, 'o')
+    if o and o ~= scope then flag = 'o' end
+  end
   if redis.call('HSET', listed, id, flag .. packed) == 1 then
     added = added + 1
-    if flag == 'm' then addedManaged = addedManaged + 1 end
+    if flag ~= 'u' then addedManaged = addedManaged + 1 end
   end
   if externalId ~= '' then redis.call('HSET', byExternalId, externalId, id) end
   redis.call('HSET', byName, name, id)

@@ -22,8 +22,8 @@ export function syncRecordKeys(keys: Keys, syncId: string): string[] {
 /**
  * Claims the single active-sync slot and creates the record, or reports the sync holding it.
  * ARGV[1] sync id, [2] now, [3] dryRun, [4] trigger, [5] the number of users of a snapshot staged
- * with the request ('' for none), [6] allowEmpty. A staged snapshot's keys lose their time to live
- * only if the sync is held.
+ * with the request ('' for none), [6] allowEmpty, [7] linkOnly. A staged snapshot's keys lose their
+ * time to live only if the sync is held.
  */
 export const START = `
 local active, record, runs = KEYS[1], KEYS[2], KEYS[3]
@@ -32,7 +32,7 @@ local holder = redis.call('GET', active)
 if holder then return {'busy', holder} end
 redis.call('SET', active, id)
 redis.call('HSET', record, 'state', 'queued', 'dryRun', ARGV[3], 'trigger', ARGV[4], 'createdAt', now,
-  'progress', '{"phase":"queued","done":0,"total":0}', 'allowEmpty', ARGV[6])
+  'progress', '{"phase":"queued","done":0,"total":0}', 'allowEmpty', ARGV[6], 'linkOnly', ARGV[7])
 if ARGV[5] ~= '' then redis.call('HSET', record, 'source', 'snapshot', 'sourceUsers', ARGV[5], 'staged', '1') end
 redis.call('ZADD', runs, now, id)
 return {'started', id}

@@ -157,15 +157,27 @@ export function enc(value) {
  * }} Removals
  * @typedef {{
  *   name: string;
+ *   owner?: string;
  *   users?: number;
  *   last?: { jobId: string; users: number };
  *   shrunkByPercent?: number;
  *   shrinkLimitPercent: number;
  * }} PlanSource
+ * @typedef {{ users: number; groups: number }} PerKind
+ * @typedef {{
+ *   users: number;
+ *   groups: number;
+ *   owners: Record<string, PerKind>;
+ *   refused: PerKind;
+ * }} OwnedElsewhere
+ * @typedef {{ linked: number; unmatchedInSource: number; unmatchedOnPlatform: number; ambiguous: number }} LinkCounts
+ * @typedef {LinkCounts & { users: LinkCounts; groups: LinkCounts }} LinkOnly
  * @typedef {KindCounts & {
  *   users: KindCounts;
  *   groups: KindCounts;
  *   unmanagedUsers?: number;
+ *   ownedElsewhere?: OwnedElsewhere;
+ *   linkOnly?: LinkOnly;
  *   deprovisionLimit?: number;
  *   deprovisionLimitSetting?: string;
  *   held: boolean;
@@ -199,6 +211,7 @@ export function enc(value) {
  *   summary?: SyncSummary;
  *   error?: { code: string; message: string };
  *   cancelRequested?: true;
+ *   linkOnly?: true;
  * }} SyncView
  */
 

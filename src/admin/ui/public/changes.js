@@ -4,17 +4,22 @@ import { api, enc } from './api.js';
 import { errorBox, fill, h } from './dom.js';
 
 /**
- * What GET /admin/sync/{jobId}/changes answers (the admin API's SyncChanges).
+ * What GET /admin/sync/{jobId}/changes answers (the admin API's SyncChanges): a plan's changes by
+ * action, or one of the lists beside them (what the run leaves to other inputs, a link-only run's).
  *
- * @typedef {'create' | 'update' | 'adopt' | 'deprovision'} Action
+ * @typedef {'create' | 'update' | 'adopt' | 'deprovision' | 'ownedElsewhere' | 'linked'
+ *   | 'unmatchedInSource' | 'unmatchedOnPlatform' | 'ambiguous'} Action
  * @typedef {{
  *   kind: 'user' | 'group';
- *   id: string;
+ *   id: string | null;
  *   action: Action;
  *   targetId?: string;
  *   attributes?: string[];
  *   userName?: string | null;
  *   displayName?: string | null;
+ *   owner?: string | null;
+ *   refused?: string;
+ *   candidates?: { targetId: string; by: string; name: string }[];
  * }} Change
  * @typedef {{
  *   jobId: string;
@@ -31,22 +36,91 @@ import { errorBox, fill, h } from './dom.js';
 
 const PAGE = 25;
 
-/** @type {{ action: Action; title: string; what: string }[]} */
+/**
+ * @typedef {{ action: Action; title: string; what: string; detail: string; noun?: [string, string] }} Group
+ * @type {Group[]}
+ */
 const GROUPS = [
-  { action: 'create', title: 'To create', what: 'created on the platform' },
-  { action: 'update', title: 'To update', what: 'changed on the platform (the attributes listed)' },
-  { action: 'adopt', title: 'To adopt', what: 'found on the platform and taken over as they are' },
-  { action: 'deprovision', title: 'To deprovision', what: 'deactivated or deleted on the platform' },
+  {
+    action: 'linked',
+    title: 'Linked',
+    what: 'recorded as managed: the platform account listed',
+    detail: 'platform id',
+  },
+  {
+    action: 'unmatchedInSource',
+    title: 'Unmatched in the source',
+    what: 'fitting no platform account: a normal sync creates them',
+    detail: '',
+  },
+  {
+    action: 'unmatchedOnPlatform',
+    title: 'Unmatched on the platform',
+    what: 'that no identity matched nor manages: left alone',
+    detail: 'platform id',
+    noun: ['platform account', 'platform accounts'],
+  },
+  {
+    action: 'ambiguous',
+    title: 'Ambiguous',
+    what: 'fitting two platform accounts each: sent to the conflict inbox',
+    detail: 'accounts that fit',
+  },
+  { action: 'create', title: 'To create', what: 'created on the platform', detail: 'attributes' },
+  {
+    action: 'update',
+    title: 'To update',
+    what: 'changed on the platform (the attributes listed)',
+    detail: 'attributes',
+  },
+  {
+    action: 'adopt',
+    title: 'To adopt',
+    what: 'found on the platform and taken over as they are',
+    detail: 'attributes',
+  },
+  {
+    action: 'deprovision',
+    title: 'To deprovision',
+    what: 'deactivated or deleted on the platform',
+    detail: 'attributes',
+  },
+  {
+    action: 'ownedElsewhere',
+    title: 'Left to other inputs',
+    what: 'owned by another input, or held by one (refused): never removed by this sync',
+    detail: 'owner',
+  },
 ];
+
+/**
+ * What a row says beside the identity: the attributes of a change, the owner of what another input
+ * holds, the platform account linked or left alone, the accounts that fit an ambiguous one.
+ *
+ * @param {Change} c
+ */
+function detail(c) {
+  if (c.action === 'ownedElsewhere')
+    return (c.owner || '—') + (c.refused ? ' (refused: ' + c.refused + ')' : '');
+  if (c.candidates)
+    return c.candidates
+      .map(function (k) {
+        return k.name + ' (' + k.by + ', ' + k.targetId + ')';
+      })
+      .join('; ');
+  if (c.action === 'linked' || c.action === 'unmatchedOnPlatform') return c.targetId || '—';
+  return (c.attributes || []).join(', ') || '—';
+}
 
 /**
  * The identity of a change: its name, linked to its trace, with its id beside it.
  *
  * @param {'user' | 'group'} kind
- * @param {string} id
+ * @param {string | null} id null: a platform account the bridge does not hold
  * @param {string | null | undefined} name
  */
 export function named(kind, id, name) {
+  if (id === null) return name || '—';
   const link = h('a', { href: '#/identity/' + kind + '/' + enc(id) }, name || id);
   return name ? [link, ' ', h('code', { class: 'id' }, id)] : link;
 }
@@ -55,7 +129,7 @@ export function named(kind, id, name) {
  * One action's changes, a page at a time.
  *
  * @param {string} jobId
- * @param {{ action: Action; title: string; what: string }} group
+ * @param {Group} group
  * @param {ChangePage} first
  */
 function actionGroup(jobId, group, first) {
@@ -72,7 +146,7 @@ function actionGroup(jobId, group, first) {
         null,
         h('td', null, c.kind),
         h('td', null, named(c.kind, c.id, c.kind === 'user' ? c.userName : c.displayName)),
-        h('td', null, (c.attributes || []).join(', ') || '—'),
+        h('td', null, detail(c)),
       );
     });
     const go = function (/** @type {number} */ offset) {
@@ -90,7 +164,9 @@ function actionGroup(jobId, group, first) {
       h(
         'p',
         { class: 'muted' },
-        page.total === 1 ? 'One identity ' : page.total + ' identities ',
+        page.total === 1
+          ? 'One ' + (group.noun ? group.noun[0] : 'identity') + ' '
+          : page.total + ' ' + (group.noun ? group.noun[1] : 'identities') + ' ',
         group.what,
         page.recorded > page.items.length
           ? '; showing ' + from + '–' + to + ' of ' + page.recorded + '.'
@@ -114,7 +190,7 @@ function actionGroup(jobId, group, first) {
                 null,
                 h('th', { scope: 'col' }, 'kind'),
                 h('th', { scope: 'col' }, 'identity (name, id)'),
-                h('th', { scope: 'col' }, 'attributes'),
+                h('th', { scope: 'col' }, group.detail || '—'),
               ),
             ),
             h('tbody', null, rows),
@@ -151,7 +227,7 @@ function actionGroup(jobId, group, first) {
         ? h(
             'p',
             { class: 'muted' },
-            unrecorded + ' more are not listed: the sync records the first 100 changes of its plan.',
+            unrecorded + ' more are not listed: the sync records the first 100 of each list of its plan.',
           )
         : null,
       message,
@@ -173,17 +249,20 @@ function fetchPage(jobId, action, offset) {
 }
 
 /**
- * The plan's changes by action (create, update, adopt, deprovision), each group paged. Filled
- * once the pages arrive; an action with no change is left out.
+ * The plan's changes by action (create, update, adopt, deprovision) and the lists beside them
+ * (link-only: linked, unmatched, ambiguous; what it leaves to other inputs), each group paged.
+ * Filled once the pages arrive: the first says how many each holds, and an empty one is left out.
  *
  * @param {string} jobId
  */
 export function changesSection(jobId) {
   const element = h('div', { id: 'changes' });
   const load = async function () {
+    const first = await fetchPage(jobId, 'create', 0);
     const pages = await Promise.all(
       GROUPS.map(function (g) {
-        return fetchPage(jobId, g.action, 0);
+        if (g.action === 'create') return first;
+        return first.totals[g.action] > 0 ? fetchPage(jobId, g.action, 0) : undefined;
       }),
     );
     const shown = GROUPS.map(function (g, i) {

@@ -2,6 +2,7 @@
 /** Browser module: a sync's plan — counts by kind, why it is held, what it removes (named). */
 import { enc } from './api.js';
 import { h, table } from './dom.js';
+import { linkOnlySection, ownedElsewhereSection } from './plan-inputs.js';
 
 /** @import { KindCounts, PlanSource, Removals, SyncPlan, SyncView } from './api.js' */
 /** @import { Child } from './dom.js' */
@@ -28,7 +29,8 @@ export function planSection(plan, sync) {
   };
   /** @type {Child[]} */
   const out = [
-    h('h2', { id: 'plan' }, 'Plan'),
+    plan.linkOnly ? linkOnlySection(plan.linkOnly, sync) : null,
+    h('h2', { id: 'plan' }, plan.linkOnly ? 'Plan of the next normal sync' : 'Plan'),
     table(
       'Planned changes by kind',
       [{ label: 'kind' }].concat(
@@ -49,6 +51,7 @@ export function planSection(plan, sync) {
         plan.unmanagedUsers + ' target users are not managed by the bridge and are left alone.',
       ),
     );
+  if (plan.ownedElsewhere) out.push(ownedElsewhereSection(plan.ownedElsewhere));
   if (plan.removals) out.push(removalsSection(plan.removals, plan.held && awaiting));
   return out;
 }
@@ -116,7 +119,8 @@ function sourceLine(source) {
       source.last.users +
       (source.shrunkByPercent ? ' (' + source.shrunkByPercent + '% fewer now)' : '')
     : '';
-  return h('p', { class: 'muted' }, 'Source ' + source.name + ': ' + now + last + '.');
+  const owner = source.owner ? ' (' + source.owner + ')' : '';
+  return h('p', { class: 'muted' }, 'Source ' + source.name + owner + ': ' + now + last + '.');
 }
 
 /**

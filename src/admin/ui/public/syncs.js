@@ -65,7 +65,7 @@ export async function syncsView(container) {
           return [
             h('a', { href: '#/syncs/' + enc(s.jobId), 'data-focus': 'sync-' + s.jobId }, s.jobId),
             badge(s.state),
-            s.dryRun ? 'dry run' : 'sync',
+            (s.linkOnly ? 'link-only ' : '') + (s.dryRun ? 'dry run' : 'sync'),
             s.trigger,
             time(s.createdAt),
             outcome(s),
@@ -83,6 +83,18 @@ export async function syncsView(container) {
 function outcome(sync) {
   if (!ENDED.includes(sync.state) && sync.state !== 'awaiting-approval') return progressOf(sync);
   if (sync.error) return sync.error.code + ': ' + sync.error.message;
+  const link = sync.plan && sync.plan.linkOnly;
+  if (link)
+    return (
+      link.linked +
+      ' linked, ' +
+      link.unmatchedInSource +
+      ' unmatched in the source, ' +
+      link.unmatchedOnPlatform +
+      ' on the platform, ' +
+      link.ambiguous +
+      ' ambiguous'
+    );
   if (sync.dryRun && sync.plan) return 'plan: ' + planLine(sync.plan);
   if (sync.summary) {
     const s = sync.summary;
@@ -99,6 +111,13 @@ function outcome(sync) {
     );
   }
   return sync.plan ? 'plan: ' + planLine(sync.plan) : '—';
+}
+
+/** @param {SyncView} sync */
+function kindOf(sync) {
+  if (sync.linkOnly && sync.dryRun) return 'link-only dry run (records nothing, writes nothing)';
+  if (sync.linkOnly) return 'link-only (records the matches, writes nothing to the platform)';
+  return sync.dryRun ? 'dry run (writes nothing)' : 'full sync';
 }
 
 /** @param {SyncPlan} plan */
@@ -217,7 +236,7 @@ function headOf(sync, act) {
   return [
     kv([
       ['State', h('span', { id: 'sync-state' }, badge(sync.state))],
-      ['Kind', sync.dryRun ? 'dry run (writes nothing)' : 'full sync'],
+      ['Kind', kindOf(sync)],
       ['Trigger', sync.trigger],
       ['Started', time(sync.startedAt || sync.createdAt)],
       ['Finished', time(sync.finishedAt)],

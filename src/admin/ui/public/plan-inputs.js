@@ -1,0 +1,90 @@
+// @ts-check
+/** Browser module: what a sync's plan says of other inputs, and a link-only run's counts. */
+import { h, table } from './dom.js';
+
+/** @import { LinkOnly, OwnedElsewhere, SyncView } from './api.js' */
+
+/**
+ * @param {number} n
+ * @param {string} word
+ */
+function plural(n, word) {
+  return n + ' ' + word + (n === 1 ? '' : 's');
+}
+
+/**
+ * The identities the run leaves to other inputs (never deprovisioned, deleted or counted against
+ * DEPROVISION_LIMIT by it), by owner, and the source's identities another input holds.
+ *
+ * @param {OwnedElsewhere} owned
+ */
+export function ownedElsewhereSection(owned) {
+  const refused = owned.refused.users + owned.refused.groups;
+  if (owned.users + owned.groups + refused === 0) return null;
+  const owners = Object.entries(owned.owners).map(function ([owner, c]) {
+    return owner + ': ' + plural(c.users, 'user') + ', ' + plural(c.groups, 'group');
+  });
+  return h(
+    'p',
+    { class: 'muted', id: 'owned-elsewhere' },
+    owned.users + owned.groups > 0
+      ? 'Left to other inputs, never removed by this sync: ' +
+          plural(owned.users, 'user') +
+          ', ' +
+          plural(owned.groups, 'group') +
+          ' (' +
+          owners.join('; ') +
+          '). '
+      : null,
+    refused > 0
+      ? [
+          plural(refused, 'identity') + ' of the source another input holds: see ',
+          h('a', { href: '#/conflicts' }, 'Conflicts'),
+          '.',
+        ]
+      : null,
+  );
+}
+
+/**
+ * A link-only run's lists by kind; the plan's counts below it are what a normal sync would do next.
+ *
+ * @param {LinkOnly} link
+ * @param {SyncView} sync
+ */
+export function linkOnlySection(link, sync) {
+  /** @type {(keyof import('./api.js').LinkCounts)[]} */
+  const lists = ['linked', 'unmatchedInSource', 'unmatchedOnPlatform', 'ambiguous'];
+  /**
+   * @param {string} label
+   * @param {import('./api.js').LinkCounts} counts
+   */
+  const row = function (label, counts) {
+    return [
+      label,
+      ...lists.map(function (list) {
+        return counts[list];
+      }),
+    ];
+  };
+  return [
+    h('h2', { id: 'link-only' }, 'Link-only'),
+    h(
+      'p',
+      null,
+      sync.dryRun
+        ? 'A dry run: what a link-only run would record; nothing was recorded, nothing written.'
+        : 'Matches recorded as managed; nothing was written to the platform. A normal sync creates the unmatched in the source; ambiguous ones wait in ',
+      sync.dryRun ? null : [h('a', { href: '#/conflicts' }, 'Conflicts'), '.'],
+    ),
+    table(
+      'Link-only, by kind',
+      [{ label: 'kind' }].concat(
+        lists.map(function (list) {
+          return { label: list, num: true };
+        }),
+      ),
+      [row('users', link.users), row('groups', link.groups), row('total', link)],
+    ),
+  ];
+}

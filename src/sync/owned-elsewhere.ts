@@ -1,0 +1,79 @@
+import type { IdentityKind } from '../domain/identity.js';
+import { IdentityNameQueries } from '../store/identity-names.queries.js';
+import { storeCall } from '../store/redis-errors.js';
+import { StatusQueries } from '../store/status.queries.js';
+import type { FullSyncDeps } from './full-sync.context.js';
+import { SAMPLE, type PlanTally, type RefusedItem } from './plan-tally.js';
+
+/** One identity a run leaves to another input, as the sync detail lists it. */
+export interface OwnedItem {
+  kind: IdentityKind;
+  id: string;
+  /** The input that owns it (null: not known, e.g. the holder of an account). */
+  owner: string | null;
+  /** userName / displayName, when known. */
+  name: string | null;
+  /** A source identity another input holds: `same-id` or `account` (RefusedItem). */
+  refused?: RefusedItem['reason'];
+  targetId?: string;
+}
+
+/**
+ * What a run that replaces one input's identities (SPEC §6, Ownership) leaves to the others: the
+ * desired identities of every other input (per kind, and per owner), never planned as removals nor
+ * counted against DEPROVISION_LIMIT; and the source's identities another input holds (`refused`).
+ * `sample`: the refused ones first, then other inputs' identities, SAMPLE in all.
+ */
+export interface OwnedElsewhere {
+  users: number;
+  groups: number;
+  owners: Record<string, { users: number; groups: number }>;
+  refused: { users: number; groups: number };
+  sample: OwnedItem[];
+}
+
+export async function ownedElsewhere(
+  deps: Pick<FullSyncDeps, 'redis' | 'keys'>,
+  scope: string,
+  tally: PlanTally,
+): Promise<OwnedElsewhere> {
+  const all = await new StatusQueries(deps.redis, deps.keys).ownerCounts();
+  const owners = Object.fromEntries(Object.entries(all).filter(([owner]) => owner !== scope));
+  const counts = Object.values(owners);
+  const refused: OwnedItem[] = tally.refused.sample.map((r) => ({
+    kind: r.kind,
+    id: r.id,
+    owner: r.owner ?? null,
+    name: r.name,
+    refused: r.reason,
+    ...(r.targetId === undefined ? {} : { targetId: r.targetId }),
+  }));
+  const others = await sampleOwned(deps, Object.keys(owners), SAMPLE - refused.length);
+  return {
+    users: counts.reduce((sum, c) => sum + c.users, 0),
+    groups: counts.reduce((sum, c) => sum + c.groups, 0),
+    owners,
+    refused: { users: tally.refused.user, groups: tally.refused.group },
+    sample: [...refused, ...others],
+  };
+}
+
+/** The first identities of each owner (users, then groups), named, at most `limit` in all. */
+async function sampleOwned(
+  deps: Pick<FullSyncDeps, 'redis' | 'keys'>,
+  owners: readonly string[],
+  limit: number,
+): Promise<OwnedItem[]> {
+  const out: OwnedItem[] = [];
+  const names = new IdentityNameQueries(deps.redis, deps.keys);
+  for (const owner of owners) {
+    for (const kind of ['user', 'group'] as const) {
+      const room = limit - out.length;
+      if (room <= 0) return out;
+      const ids = await storeCall(() => deps.redis.zrange(deps.keys.owned(kind, owner), 0, room - 1));
+      const named = await names.names(kind, ids);
+      for (const id of ids) out.push({ kind, id, owner, name: named.get(id) ?? null });
+    }
+  }
+  return out;
+}
