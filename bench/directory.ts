@@ -97,6 +97,18 @@ export class RedisMemory {
     return Number(/used_memory:(\d+)/.exec(info)?.[1] ?? 0);
   }
 
+  /**
+   * Used memory once Redis has freed what was deleted in the background: a sync ends by UNLINKing
+   * its staging and listing, which a lazy-free thread releases after the sync has answered.
+   */
+  async settled(): Promise<number> {
+    for (;;) {
+      const info = await this.client.info('memory');
+      if (Number(/lazyfree_pending_objects:(\d+)/.exec(info)?.[1] ?? 0) === 0) return this.used();
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+  }
+
   async peakDuring<T>(during: () => Promise<T>): Promise<{ result: T; peak: number }> {
     let peak = await this.used();
     let running = true;

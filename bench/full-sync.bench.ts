@@ -111,7 +111,7 @@ async function measure(run: Run, label: string, pages: number, writes: number): 
   const { result, peak } = await redis.peakDuring(() => runSync(bridge.url, ADMIN));
   const wall = (Date.now() - started) / 1000;
   const busy = meter.report();
-  const after = await redis.used();
+  const after = await redis.settled();
   const stats = target.stats({ limit: 0 });
   const bound = pages + writes;
   const floor = (bound * LATENCY_MS) / 1000 / CONCURRENCY;
