@@ -28,6 +28,8 @@ const SNAPSHOT_FORM =
 export interface SnapshotUpload {
   format: 'json' | 'ndjson';
   body: AsyncIterable<string | Buffer>;
+  /** Lines the upload put before the file's own (its options line, when the file has none). */
+  linesAdded(): number;
 }
 
 export async function snapshotUpload(path: string, options: UploadOptions): Promise<SnapshotUpload> {
@@ -39,12 +41,18 @@ export async function snapshotUpload(path: string, options: UploadOptions): Prom
   );
   const chunks = () => file.createReadStream();
   const first = JSON.stringify({ options }) + '\n';
-  const body = format === 'ndjson' ? ndjsonBody(chunks(), options) : jsonBody(path, chunks(), first);
-  return { format, body: guardReads(path, body) };
+  const numbering = { added: 0 };
+  const body =
+    format === 'ndjson' ? ndjsonBody(chunks(), options, numbering) : jsonBody(path, chunks(), first);
+  return { format, body: guardReads(path, body), linesAdded: () => numbering.added };
 }
 
 /** The file's lines, after the command's options line (an options line of the file's own is merged). */
-async function* ndjsonBody(chunks: AsyncIterable<Buffer>, options: UploadOptions) {
+async function* ndjsonBody(
+  chunks: AsyncIterable<Buffer>,
+  options: UploadOptions,
+  numbering: { added: number },
+) {
   let first = true;
   for await (const lines of splitLines(chunks, MAX_LINE_BYTES)) {
     const out: Buffer[] = [];
@@ -57,6 +65,7 @@ async function* ndjsonBody(chunks: AsyncIterable<Buffer>, options: UploadOptions
           yield JSON.stringify({ options: { ...own, ...definedFlags(options) } }) + '\n';
           continue;
         }
+        numbering.added = 1;
         yield JSON.stringify({ options }) + '\n';
       }
       out.push(line.bytes, NEWLINE);

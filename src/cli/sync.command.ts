@@ -45,8 +45,12 @@ async function pushSnapshot(
   flags: { dryRun: boolean; allowEmpty: boolean; linkOnly: boolean },
 ) {
   const upload = await snapshotUpload(path, flags);
-  // Problems name NDJSON lines; those of a JSON file are named by their place in its arrays.
-  const problemsOf = (text: string) => (upload.format === 'json' ? text.replace(/"line \d+: /g, '"') : text);
+  // Problems name the lines the bridge received: an NDJSON file's own line numbers (without the
+  // options line the upload put first); those of a JSON file are named by their place in its arrays.
+  const problemsOf = (text: string) =>
+    upload.format === 'json'
+      ? text.replace(/"line \d+: /g, '"')
+      : text.replace(/"line (\d+): /g, (_, n: string) => `"line ${Number(n) - upload.linesAdded()}: `);
   return client.upload<{ jobId: string; started: boolean }>(
     '/admin/sync',
     upload.body,

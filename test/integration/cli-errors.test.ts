@@ -25,6 +25,11 @@ const INVALID = file(
   'invalid.json',
   JSON.stringify({ users: [{ id: 'u1' }, { userName: 'b@x' }], groups: [] }),
 );
+// The bad user is on the file's line 2: the options line the upload puts first is not counted.
+const INVALID_NDJSON = file(
+  'invalid.ndjson',
+  '{"user": {"id": "u1", "userName": "a@x"}}\n{"user": {"id": "u2"}}\n',
+);
 const EVENTS = file('event.json', JSON.stringify({ id: 'e1', type: 'user.deleted', data: { id: 'u1' } }));
 
 interface Result {
@@ -136,6 +141,14 @@ const cases: Case[] = [
     env: () => token,
     says: () => [
       /Invalid snapshot: 2 problems \(400 invalid_input\); first of 2: users\[0\]\.userName: required/,
+    ],
+  },
+  {
+    name: 'sync with an invalid NDJSON snapshot, naming the line of the file',
+    args: () => ['sync', '--snapshot', INVALID_NDJSON, '--url', bridge],
+    env: () => token,
+    says: () => [
+      /Invalid snapshot: 1 problem \(400 invalid_input\); first of 1: line 2: users\[1\]\.userName: required/,
     ],
   },
   ...adminCases('status'),
