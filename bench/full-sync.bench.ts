@@ -108,7 +108,13 @@ async function measure(run: Run, label: string, pages: number, writes: number): 
     { name: 'target (bench process)', pid: process.pid },
   ]);
   const started = Date.now();
-  const { result, peak } = await redis.peakDuring(() => runSync(bridge.url, ADMIN));
+  // The phase the bridge's RSS was highest in, as the sync's progress said at each poll (100 ms).
+  const highest = { mb: 0, phase: '' };
+  const watch = (record: SyncResult) => {
+    const mb = bridge.rssMb();
+    if (mb > highest.mb) Object.assign(highest, { mb, phase: record.progress?.phase ?? '' });
+  };
+  const { result, peak } = await redis.peakDuring(() => runSync(bridge.url, ADMIN, {}, watch));
   const wall = (Date.now() - started) / 1000;
   const busy = meter.report();
   const after = await redis.settled();
@@ -128,7 +134,10 @@ async function measure(run: Run, label: string, pages: number, writes: number): 
         'requests / lower bound',
         `${(stats.total / bound).toFixed(3)} (${stats.total} / ${pages} pages + ${writes} writes)`,
       ],
-      ['bridge peak RSS', `${bridge.peakRssMb()} MB`],
+      [
+        'bridge peak RSS',
+        `${bridge.peakRssMb()} MB (highest seen polling: ${highest.mb} MB, ${highest.phase})`,
+      ],
       ['Redis per identity, after / peak', `${perIdentity(after)} / ${perIdentity(peak)}`],
       ['CPU during the sync (% of one core)', busy],
       ['phases (ms)', JSON.stringify(phases(result))],

@@ -13,6 +13,8 @@ export interface BridgeChild {
   peakRssMb(): number;
   /** Starts measuring the peak afresh (Linux: clear_refs 5 resets VmHWM to the current RSS). */
   resetPeak(): void;
+  /** Resident memory of the bridge process now (VmRSS), in MB. */
+  rssMb(): number;
   stop(): Promise<void>;
 }
 
@@ -60,6 +62,10 @@ export async function startBridgeProcess(env: Record<string, string>, role = 'al
       return Math.round(kb / 1024);
     },
     resetPeak: () => writeFileSync(`/proc/${child.pid}/clear_refs`, '5'),
+    rssMb: () => {
+      const status = readFileSync(`/proc/${child.pid}/status`, 'utf8');
+      return Math.round(Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0) / 1024);
+    },
     stop: () =>
       new Promise((resolve) => {
         child.once('exit', () => resolve());
@@ -87,6 +93,7 @@ export async function adminCall<T>(
 
 export interface SyncResult {
   state: string;
+  progress?: { phase: string };
   plan: Record<string, unknown>;
   summary: {
     requests: Record<string, number>;
@@ -100,10 +107,16 @@ export interface SyncResult {
 }
 
 /** Starts a full sync through the admin API and waits for it to end. */
-export async function runSync(url: string, token: string, body: unknown = {}): Promise<SyncResult> {
+export async function runSync(
+  url: string,
+  token: string,
+  body: unknown = {},
+  onPoll?: (record: SyncResult) => void,
+): Promise<SyncResult> {
   const { jobId } = await adminCall<{ jobId: string }>(url, token, 'POST', '/admin/sync', body);
   for (;;) {
     const record = await adminCall<SyncResult>(url, token, 'GET', `/admin/sync/${jobId}`);
+    onPoll?.(record);
     if (['completed', 'failed', 'awaiting-approval'].includes(record.state)) return record;
     await new Promise((resolve) => setTimeout(resolve, 100));
   }

@@ -23,7 +23,7 @@ export interface Planned {
 
 const PROGRESS_EVERY_MS = 250;
 /** Chunks between full collections: each leaves garbage, and V8 would let it pile up (RSS grows). */
-const GC_EVERY = 25;
+const GC_EVERY = 10;
 
 /**
  * The plan of a run (SPEC §6), in the order the runs apply it: the source's users, the users it no
