@@ -1,3 +1,4 @@
+import { pipeline } from 'node:stream';
 import { createGunzip, createInflate } from 'node:zlib';
 import type { Request } from 'express';
 import { z } from 'zod';
@@ -65,7 +66,8 @@ function body(req: Request): AsyncIterable<Buffer> {
       `Content-Encoding ${JSON.stringify(encoding.slice(0, 40))} is not supported`,
     );
   const inflate = encoding === 'gzip' ? createGunzip() : createInflate();
-  req.pipe(inflate);
+  // pipeline, not pipe: a client that goes away mid-body fails the inflater, and so the read.
+  pipeline(req, inflate, () => undefined);
   return (async function* () {
     try {
       for await (const chunk of inflate) yield chunk as Buffer;

@@ -60,8 +60,8 @@ async function* ndjsonBody(
       if (first) {
         first = false;
         const text = line.bytes.toString('utf8');
-        if (looksLikeNdjson(text) && text.includes('"options"')) {
-          const own = (JSON.parse(text) as { options?: Record<string, unknown> }).options ?? {};
+        const own = optionsOf(text);
+        if (own !== undefined) {
           yield JSON.stringify({ options: { ...own, ...definedFlags(options) } }) + '\n';
           continue;
         }
@@ -76,6 +76,15 @@ async function* ndjsonBody(
 }
 
 const NEWLINE = Buffer.from('\n');
+
+/** The options of an NDJSON options line (`{"options": {…}}`, its only key), else undefined. */
+function optionsOf(text: string): Record<string, unknown> | undefined {
+  if (!looksLikeNdjson(text)) return undefined;
+  const line = JSON.parse(text) as Record<string, unknown>;
+  if (!Object.hasOwn(line, 'options')) return undefined;
+  const options = line.options;
+  return typeof options === 'object' && options !== null ? (options as Record<string, unknown>) : {};
+}
 
 /** Only the flags given: each defaults to false and then leaves the file's own. */
 function definedFlags(options: UploadOptions): Partial<UploadOptions> {

@@ -33,7 +33,7 @@ export function decodeSnapshotLine(bytes: Buffer, line: number): NdjsonEntry | u
   const [key] = keys;
   const content = key === undefined ? undefined : (value as Record<string, unknown>)[key];
   if (keys.length === 1 && key === 'options') return { type: 'options', options: content, line };
-  const kind = keys.length === 1 && key !== undefined ? KINDS[key] : undefined;
+  const kind = keys.length === 1 && key !== undefined && Object.hasOwn(KINDS, key) ? KINDS[key] : undefined;
   if (kind === undefined) throw lineError(line, 'expected {"user": {…}} or {"group": {…}}');
   return { type: 'item', kind, item: content, line };
 }

@@ -18,19 +18,14 @@ export async function* splitLines(
   let pending: Buffer[] = [];
   let pendingBytes = 0;
   let number = 0;
-  let first = true;
   for await (const raw of chunks) {
-    let chunk = typeof raw === 'string' ? Buffer.from(raw) : raw;
-    if (first && chunk.length > 0) {
-      first = false;
-      if (chunk[0] === 0xef && chunk[1] === 0xbb && chunk[2] === 0xbf) chunk = chunk.subarray(3);
-    }
+    const chunk = typeof raw === 'string' ? Buffer.from(raw) : raw;
     const lines: TextLine[] = [];
     let start = 0;
     for (let end = chunk.indexOf(0x0a); end !== -1; end = chunk.indexOf(0x0a, start)) {
       const piece = chunk.subarray(start, end);
       const bytes = pending.length === 0 ? piece : Buffer.concat([...pending, piece]);
-      lines.push({ number: ++number, bytes: withoutCr(bytes) });
+      lines.push({ number: ++number, bytes: lineBytes(bytes, number) });
       pending = [];
       pendingBytes = 0;
       start = end + 1;
@@ -43,7 +38,14 @@ export async function* splitLines(
     }
     if (lines.length > 0) yield lines;
   }
-  if (pendingBytes > 0) yield [{ number: number + 1, bytes: withoutCr(Buffer.concat(pending)) }];
+  if (pendingBytes > 0) yield [{ number: number + 1, bytes: lineBytes(Buffer.concat(pending), number + 1) }];
+}
+
+/** A line without its CR; the first one also without a byte-order mark, however the bytes arrived. */
+function lineBytes(bytes: Buffer, number: number): Buffer {
+  const text =
+    number === 1 && bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf ? bytes.subarray(3) : bytes;
+  return withoutCr(text);
 }
 
 function withoutCr(bytes: Buffer): Buffer {

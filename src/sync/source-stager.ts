@@ -83,6 +83,14 @@ export class SourceStager implements SnapshotSink {
     return this.staging.recall(table, keys);
   }
 
+  /**
+   * Waits for the batches still being checked and staged, whatever their outcome: a caller that
+   * drops the staging of a refused source does so after them, so none writes behind the drop.
+   */
+  async settle(): Promise<void> {
+    await Promise.allSettled(this.inFlight.splice(0));
+  }
+
   /** The verdict on the whole snapshot, once every item is in (members named by no user included). */
   async finish(): Promise<SnapshotVerdict> {
     await Promise.all(this.inFlight.splice(0));

@@ -177,7 +177,11 @@ async function readDirectory(
     await deps.records.update(run.syncId, { progress: { phase: 'reading-source', done, total: 0 } });
   });
   stager.onFirstUser = startListing;
-  await source.stream(stager, { signal: run.cancel.signal });
+  // A source that fails mid-stream: its batches settle before the run ends and deletes its work.
+  await source.stream(stager, { signal: run.cancel.signal }).catch(async (error: unknown) => {
+    await stager.settle();
+    throw error;
+  });
   const verdict = await stager.finish();
   if (!verdict.ok) throw sourceInvalid(source.label, verdict.total, verdict.problems);
   const count = { name: deps.settings.sourceName, users: verdict.counts.users, ...owned(run) };

@@ -93,8 +93,8 @@ export class SyncService {
     if (running) throw busy(running);
     const syncId = newSyncId(this.records.clock.now(), randomBytes(4).toString('hex'));
     const staging = new SyncStaging(this.connection, this.records.keys, syncId, STAGING_TTL_MS, this.owner);
+    const stager = new SourceStager(staging);
     try {
-      const stager = new SourceStager(staging);
       const options = await feed(stager);
       const verdict = await stager.finish();
       if (!verdict.ok) throw invalidSnapshot(verdict.total, verdict.problems);
@@ -107,6 +107,7 @@ export class SyncService {
       });
       if (!claim.started) throw busy(claim.syncId);
     } catch (error) {
+      await stager.settle();
       await staging.drop('all').catch(() => undefined);
       throw error;
     }

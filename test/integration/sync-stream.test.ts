@@ -1,4 +1,6 @@
+import { request as httpRequest } from 'node:http';
 import { Readable } from 'node:stream';
+import { gzipSync } from 'node:zlib';
 import request from 'supertest';
 import { request as http } from 'undici';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -106,6 +108,10 @@ describe('a snapshot pushed as NDJSON', () => {
       [line({ user: user(1) }) + line({ user: { id: 'u2' } }), /^line 2: users\[1\]\.userName: required$/],
       [line({ user: user(1) }) + '{"user": \n', /^line 2: not JSON/],
       [line({ person: user(1) }), /^line 1: expected \{"user": \{…\}\} or \{"group": \{…\}\}$/],
+      [
+        line({ constructor: { id: 'g', displayName: 'G', members: [] } }),
+        /^line 1: expected \{"user": \{…\}\} or \{"group": \{…\}\}$/,
+      ],
       [line({ options: { dryRun: 'yes' } }), /^line 1: options\.dryRun: /],
       [
         line({ user: user(1) }) + line({ options: { dryRun: true } }),
@@ -123,6 +129,35 @@ describe('a snapshot pushed as NDJSON', () => {
     expect((await syncKeys()).sort()).toEqual(before.sort());
     expect(await engine.bridge.store.desired.getUser('u1')).toBeUndefined();
     expect(await engine.bridge.store.desired.getUser('u0')).toBeDefined();
+  });
+
+  it('refuses a bad line after thousands of good ones without leaving their staging behind', async () => {
+    await setUp();
+    const good = Array.from({ length: 3000 }, (_, n) => line({ user: user(n) })).join('');
+    // The batches before the bad line are still being checked and staged when it is found.
+    for (let attempt = 0; attempt < 5; attempt++) {
+      const res = await push(`${good}garbage\n`).expect(400);
+      expect(res.body.error.problems).toEqual([expect.stringMatching(/^line 3001: not JSON/)]);
+      expect(await syncKeys()).toEqual([]);
+    }
+  });
+
+  it('leaves nothing behind when a client sending gzip goes away mid-body', async () => {
+    await setUp();
+    const lines = Array.from({ length: 20_000 }, (_, n) => line({ user: user(n) })).join('');
+    const gzipped = gzipSync(lines);
+    const url = new URL(`${engine.bridge.http.url}/admin/sync`);
+    const req = httpRequest(url, {
+      method: 'POST',
+      headers: { ...auth, 'content-type': NDJSON, 'content-encoding': 'gzip' },
+    });
+    req.on('error', () => undefined);
+    req.write(gzipped.subarray(0, gzipped.length / 2));
+    // Some of it staged, then the connection closes before the body ends.
+    await expect.poll(async () => (await syncKeys()).length, { timeout: 10_000 }).toBeGreaterThan(0);
+    req.destroy();
+    await expect.poll(syncKeys, { timeout: 10_000 }).toEqual([]);
+    expect((await push(line({ user: user(0) })).expect(202)).body.jobId).toMatch(/^sync-/);
   });
 
   it('refuses duplicates and unknown members across batches, named by line', async () => {
