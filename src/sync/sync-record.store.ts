@@ -194,14 +194,16 @@ export class SyncRecordStore {
     const ids = await storeCall(() => this.redis.zrevrange(this.keys.syncRuns(), 0, -1));
     for (let i = 0; i < ids.length; i += 20) {
       const batch = ids.slice(i, i + 20).filter((id) => id !== except);
-      const fields = ['state', 'dryRun', 'source', 'sourceUsers', 'owner'] as const;
+      // A link-only run removes nothing and is never held: it is no baseline for the shrink guard.
+      const fields = ['state', 'dryRun', 'source', 'sourceUsers', 'owner', 'linkOnly'] as const;
       const rows = await storeCall(() =>
         Promise.all(batch.map((id) => this.redis.hmget(this.keys.sync(id), ...fields))),
       );
-      for (const [n, [state, dryRun, name, users, by]] of rows.entries()) {
+      for (const [n, [state, dryRun, name, users, by, linkOnly]] of rows.entries()) {
         const jobId = batch[n];
         const sameInput = by === null || owner === undefined || by === owner;
-        if (jobId && state === 'completed' && dryRun !== '1' && name === source && sameInput && users)
+        const applied = state === 'completed' && dryRun !== '1' && linkOnly !== '1';
+        if (jobId && applied && name === source && sameInput && users)
           return { jobId, users: Number(users) };
       }
     }

@@ -228,4 +228,22 @@ describe('link-only onboarding', () => {
     expect(busy.body.error.message).toContain(other);
     await records.finish(other, 'failed', {});
   });
+
+  it('is no baseline for SOURCE_SHRINK_LIMIT: a shrunken source after it is still held', async () => {
+    inputs = await startInputs({ DEPROVISION_LIMIT: '500' });
+    const snapshot = (n: number) => ({
+      users: Array.from({ length: n }, (_, i) => directoryUser(`d-${i}`, `d${i}@example.com`)),
+      groups: [],
+    });
+    expect((await inputs.directory(snapshot(10))).state).toBe('completed');
+    await inputs.engine.drain();
+    expect((await inputs.directory({ users: [], groups: [] }, { linkOnly: true })).state).toBe('completed');
+    const next = await inputs.directory(snapshot(5));
+    expect(next.state).toBe('awaiting-approval');
+    expect(plan(next)).toMatchObject({
+      holdReasons: ['source-shrink'],
+      source: { users: 5, last: { users: 10 } },
+    });
+    expect(inputs.target.users().filter((u) => u.active === false)).toEqual([]);
+  });
 });
