@@ -9,6 +9,7 @@ import { readAndList, scopeOf, type RunContext } from './sync-read.js';
 import { planReport, summarise, summaryBase } from './sync-report.js';
 import { commitSource, stagePlan } from './sync-commit.js';
 import { runStage } from './sync-stage.js';
+import { reconcileOtherGroups } from './other-groups.js';
 import { recordedError } from './sync-error.js';
 
 export type { FullSyncDeps, FullSyncSettings, HeldRun } from './full-sync.context.js';
@@ -124,6 +125,7 @@ async function apply(deps: FullSyncDeps, run: RunContext, planned: Planned): Pro
   const { observedAt } = planned.read;
   run.times.start('users');
   await runStage(deps, run.syncId, 'applying', await stagePlan(deps, run, 'user'), observedAt);
+  await reconcileOtherGroups(deps, run, observedAt);
   await run.cancel.check();
   run.times.start('groups');
   await runStage(deps, run.syncId, 'applying', await stagePlan(deps, run, 'group'), observedAt);

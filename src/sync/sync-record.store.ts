@@ -203,8 +203,7 @@ export class SyncRecordStore {
         const jobId = batch[n];
         const sameInput = by === null || owner === undefined || by === owner;
         const applied = state === 'completed' && dryRun !== '1' && linkOnly !== '1';
-        if (jobId && applied && name === source && sameInput && users)
-          return { jobId, users: Number(users) };
+        if (jobId && applied && name === source && sameInput && users) return { jobId, users: Number(users) };
       }
     }
     return undefined;

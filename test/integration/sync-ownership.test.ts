@@ -195,4 +195,34 @@ describe('a full sync replaces only what its directory owns', () => {
       expect.objectContaining({ id: 'hr-1', refused: 'same-id', owner: 'events' }),
     ]);
   });
+
+  it("gives another input's group the members a directory sync just created or adopted", async () => {
+    inputs = await startInputs();
+    await inputs.events(userEvent('e-1', 'hr-1', 'hal@example.com'));
+    const group = { id: 'g-ev', displayName: 'Events Team', members: ['hr-1', 'dir-1', 'dir-2'] };
+    await inputs.events({ id: 'e-2', type: 'group.upserted', data: group });
+    // dir-2's account exists already: the sync adopts it; dir-1 it creates.
+    inputs.target.insertUser({ userName: 'dir2@example.com', externalId: 'dir-2', active: true });
+    await inputs.engine.drain();
+    const members = () => {
+      const held = inputs.target.groups().find((g) => g.displayName === 'Events Team')?.members ?? [];
+      return held.map((m) => inputs.target.users().find((u) => u.id === m.value)?.userName).sort();
+    };
+    expect(members()).toEqual(['hal@example.com']);
+    const view = await inputs.directory({
+      users: [directoryUser('dir-1', 'dir1@example.com'), directoryUser('dir-2', 'dir2@example.com')],
+      groups: [],
+    });
+    expect(view.state).toBe('completed');
+    await inputs.engine.drain();
+    expect(members()).toEqual(['dir1@example.com', 'dir2@example.com', 'hal@example.com']);
+    // Once right, a group of another input costs no request at the next sync.
+    inputs.target.resetStats();
+    await inputs.directory({
+      users: [directoryUser('dir-1', 'dir1@example.com'), directoryUser('dir-2', 'dir2@example.com')],
+      groups: [],
+    });
+    await inputs.engine.drain();
+    expect(Object.keys(inputs.target.stats({ limit: 0 }).byMethod)).toEqual(['GET']);
+  });
 });
