@@ -1,20 +1,10 @@
-import { int, nullable, ref, str, time } from './openapi.parts.js';
+import { error, guarded, int, json, nullable, ref, str, time } from './openapi.parts.js';
 
 /**
  * The conflict inbox in the admin API's OpenAPI document (openapi.ts lists these routes with the
  * others; the OpenAPI test validates real answers against these schemas): identities two inputs
  * claim (SPEC §6, Ownership) and their resolution.
  */
-
-const json = (schema: object, description: string) => ({
-  description,
-  content: { 'application/json': { schema } },
-});
-const error = (description: string) => json(ref('Error'), description);
-const guarded = {
-  '401': error('Missing or wrong admin token'),
-  '503': error('Redis is unavailable'),
-};
 
 const owner = {
   ...nullable(str),

@@ -1,5 +1,6 @@
 import { Router } from 'express';
 import { CONFLICT_PATHS } from './openapi.conflicts.js';
+import { error, guarded, json, ref } from './openapi.parts.js';
 import { ADMIN_SCHEMAS } from './openapi.schemas.js';
 import { VIEW_PATHS } from './openapi.view-paths.js';
 
@@ -9,16 +10,6 @@ import { VIEW_PATHS } from './openapi.view-paths.js';
  * validates real responses against these schemas.
  */
 
-const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
-const json = (schema: object, description: string) => ({
-  description,
-  content: { 'application/json': { schema } },
-});
-const error = (description: string) => json(ref('Error'), description);
-const guarded = {
-  '401': error('Missing or wrong admin token'),
-  '503': error('Redis is unavailable'),
-};
 const pathParam = (name: string, description: string) => ({
   name,
   in: 'path',

@@ -1,4 +1,4 @@
-import { ref } from './openapi.parts.js';
+import { error, guarded, json, ref } from './openapi.parts.js';
 import { CHANGE_ACTIONS, LIST_ACTIONS } from './sync-lists.js';
 
 /**
@@ -6,15 +6,6 @@ import { CHANGE_ACTIONS, LIST_ACTIONS } from './sync-lists.js';
  * changes by page, its live progress, and an identity's copy on the platform.
  */
 
-const json = (schema: object, description: string) => ({
-  description,
-  content: { 'application/json': { schema } },
-});
-const error = (description: string) => json(ref('Error'), description);
-const guarded = {
-  '401': error('Missing or wrong admin token'),
-  '503': error('Redis is unavailable'),
-};
 const jobId = {
   name: 'jobId',
   in: 'path',

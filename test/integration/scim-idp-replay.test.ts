@@ -3,13 +3,10 @@ import { readFileSync, readdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import request from 'supertest';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { buildApp } from '../../src/app.js';
-import { listen, type HttpServer } from '../../src/http/server.js';
-import { silentLogger } from '../../src/ops/logger.js';
-import { createMetrics } from '../../src/ops/metrics.js';
+import type { HttpServer } from '../../src/http/server.js';
 import type { ReferenceTarget } from 'scim-reference-target';
-import { scimRouter } from '../../src/sources/scim/scim-router.js';
 import { startEngine, startTarget, type EngineFixture } from '../support/engine.js';
+import { serveScim } from '../support/scim-fixture.js';
 
 // Real: the whole bridge (startEngine: Redis, BullMQ workers) against the reference target over
 // HTTP, with the SCIM router mounted on its store side. Each fixture under test/fixtures/entra and
@@ -179,21 +176,7 @@ describe('replaying what the IdPs send', () => {
     target = await startTarget();
     engine = await startEngine(target, { INBOUND_SCIM_TOKEN: TOKEN });
     const { store, config } = engine.bridge;
-    const router = scimRouter({
-      token: () => config.inbound.scimToken,
-      api: store.api,
-      redis: store.redis,
-      keys: store.keys,
-      now: () => store.clock.now(),
-    });
-    const app = buildApp({
-      config,
-      logger: silentLogger(),
-      metrics: createMetrics(),
-      redis: store.redis,
-      routes: [{ path: '/scim/v2', router }],
-    });
-    server = await listen(app, 0, '127.0.0.1');
+    server = await serveScim(store, config, TOKEN);
   });
   afterEach(async () => {
     await server.close(100);

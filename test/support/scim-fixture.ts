@@ -33,12 +33,10 @@ export interface ScimFixture {
   close(): Promise<void>;
 }
 
-/** `redisUrl`: another Redis than the shared test server (one a test may stop). */
-export async function startScimFixture(redisUrl?: string): Promise<ScimFixture> {
-  const config = testConfig({ INBOUND_SCIM_TOKEN: TOKEN, ...(redisUrl ? { REDIS_URL: redisUrl } : {}) });
-  const store = await createStoreSide(config, 'producer', silentLogger());
+/** The SCIM router on its own listener (port 0), over a bridge's store side, with one token. */
+export async function serveScim(store: StoreSide, config: Config, token: string): Promise<HttpServer> {
   const router = scimRouter({
-    token: () => TOKEN,
+    token: () => token,
     api: store.api,
     redis: store.redis,
     keys: store.keys,
@@ -51,7 +49,14 @@ export async function startScimFixture(redisUrl?: string): Promise<ScimFixture> 
     redis: store.redis,
     routes: [{ path: '/scim/v2', router }],
   });
-  const server = await listen(app, 0, '127.0.0.1');
+  return listen(app, 0, '127.0.0.1');
+}
+
+/** `redisUrl`: another Redis than the shared test server (one a test may stop). */
+export async function startScimFixture(redisUrl?: string): Promise<ScimFixture> {
+  const config = testConfig({ INBOUND_SCIM_TOKEN: TOKEN, ...(redisUrl ? { REDIS_URL: redisUrl } : {}) });
+  const store = await createStoreSide(config, 'producer', silentLogger());
+  const server = await serveScim(store, config, TOKEN);
   const auth = { Authorization: `Bearer ${TOKEN}` };
   const http = () => request(server.url);
   const send = (method: 'post' | 'put', path: string, body: unknown) => {
