@@ -10,10 +10,10 @@ import { silentLogger } from '../src/ops/logger.js';
 import { createMetrics } from '../src/ops/metrics.js';
 import { OktaEventProducer } from '../src/queue/okta-events.producer.js';
 import { startOktaEventWorker } from '../src/queue/okta-events.worker.js';
-import { oktaEventProcessor } from '../src/sources/webhooks/okta/okta-event.processor.js';
+import { oktaEventProcessor } from '../src/sources/okta/okta-event.processor.js';
 import { startReferenceTarget, type ReferenceTarget } from 'scim-reference-target';
-import { signatureHeader } from '../src/sources/webhooks/events/signature.js';
-import { webhookRoutes } from '../src/sources/webhooks/webhook-routes.js';
+import { signatureHeader } from '../src/sources/events/signature.js';
+import { webhookRoutes } from '../src/sources/webhook-routes.js';
 import { table } from './support.js';
 
 /**

@@ -1,8 +1,8 @@
 import express, { type Express, type Router } from 'express';
 import type { Config } from './config/schema.js';
 import { utf8Only } from './http/body.js';
-import { errorHandler, notFoundHandler } from './http/errors.js';
-import { healthRouter, type TargetHealthReport } from './http/health.router.js';
+import { errorHandler, notFoundHandler } from './http/error-responses.js';
+import { healthRouter, type PlatformHealthReport } from './http/health.router.js';
 import { metricsRouter } from './http/metrics.router.js';
 import { requestLogging } from './http/request-logging.js';
 import type { Logger } from './ops/logger.js';
@@ -15,7 +15,7 @@ export interface AppDeps {
   metrics: Metrics;
   /** A producer connection: fails fast when Redis is down so routes answer 503. */
   redis: RedisClient;
-  targetHealth?: () => Promise<TargetHealthReport>;
+  platformHealth?: () => Promise<PlatformHealthReport>;
   /** Refreshes gauges read from Redis (queue depths) before /metrics answers. */
   refreshMetrics?: () => Promise<void>;
   /** Feature routers (SCIM, webhooks, admin), each mounted at its path. */
@@ -32,7 +32,7 @@ export function buildApp(deps: AppDeps): Express {
   app.use(requestLogging(deps.logger, deps.metrics));
   // Every body is UTF-8 (415 otherwise); /scim/v2 checks it itself, to answer with a SCIM Error.
   app.use((req, res, next) => (req.path.startsWith('/scim/v2') ? next() : utf8Only(req, res, next)));
-  app.use(healthRouter({ redis: deps.redis, targetHealth: deps.targetHealth }));
+  app.use(healthRouter({ redis: deps.redis, platformHealth: deps.platformHealth }));
   app.use(metricsRouter(deps.metrics, deps.config.inbound.metricsToken, deps.refreshMetrics));
   for (const { path, router } of deps.routes ?? []) app.use(path, router);
   app.use(notFoundHandler);

@@ -8,7 +8,7 @@ import {
   directorySettingProblems,
 } from './sources/directory/create-directory-source.js';
 import { scimDisabledRouter, scimRouter } from './sources/scim/scim-router.js';
-import { webhookRoutes } from './sources/webhooks/webhook-routes.js';
+import { webhookRoutes } from './sources/webhook-routes.js';
 import { listen, type HttpServer } from './http/server.js';
 import { createLogger, SecretRegistry, type Logger } from './ops/logger.js';
 import { createMetrics, type Metrics } from './ops/metrics.js';
@@ -75,7 +75,7 @@ export async function startBridge(config: Config, options: StartOptions): Promis
     logger,
     metrics,
     redis: store.redis,
-    targetHealth: () => store.health.read(),
+    platformHealth: () => store.health.read(),
     refreshMetrics: metricsRefresher(metrics, store),
     routes: options.role === 'worker' ? [] : featureRoutes(config, store, secrets, platform),
   });

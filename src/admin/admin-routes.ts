@@ -13,7 +13,7 @@ import type { RedisClock } from '../store/redis-clock.js';
 import type { RedisClient } from '../store/redis-connection.js';
 import { StatusQueries } from '../store/status.queries.js';
 import { SyncHistoryQueries } from '../store/sync-history.queries.js';
-import type { TargetHealthRecord } from '../store/target-health.store.js';
+import type { PlatformHealthRecord } from '../store/platform-health.store.js';
 import type { SyncService } from '../sync/sync.service.js';
 import { adminRouter } from './admin.router.js';
 import { adminConflictsRouter } from './conflicts.router.js';
@@ -36,7 +36,7 @@ export interface AdminDeps {
   keys: Keys;
   syncs: SyncService;
   /** The target's health as the workers last recorded it. */
-  health: () => Promise<TargetHealthRecord>;
+  health: () => Promise<PlatformHealthRecord>;
   /**
    * Enqueues reconcile runs now (an operator's retry). The producer itself, not a desired-state
    * write: a retry that cannot be queued must answer 503, not be dropped (failed identities carry

@@ -4,7 +4,7 @@ import type { SyncService } from '../sync/sync.service.js';
 import type { StatusQueries } from '../store/status.queries.js';
 import type { LastFullSync } from '../store/sync-history.queries.js';
 import type { SyncRecord } from '../sync/sync-record.store.js';
-import type { TargetHealthRecord } from '../store/target-health.store.js';
+import type { PlatformHealthRecord } from '../store/platform-health.store.js';
 import { syncView } from './sync.router.js';
 import { redact } from './views.js';
 
@@ -12,7 +12,7 @@ export interface AdminStatusDeps {
   queueDepths: () => Promise<QueueDepths>;
   counts: StatusQueries;
   /** The target's health as the workers last recorded it (shared through Redis). */
-  health: () => Promise<TargetHealthRecord>;
+  health: () => Promise<PlatformHealthRecord>;
   syncs: SyncService;
   lastFullSync: () => Promise<LastFullSync | undefined>;
 }
@@ -58,7 +58,7 @@ function viewOrNull(record: SyncRecord | undefined) {
 }
 
 /** The health record says since the epoch when nothing was ever recorded: shown as null. */
-function targetView(health: TargetHealthRecord, pausedForMs: number | undefined) {
+function targetView(health: PlatformHealthRecord, pausedForMs: number | undefined) {
   const since = Date.parse(health.since);
   return {
     state: health.state,

@@ -4,7 +4,7 @@ import { BridgeError } from '../domain/errors.js';
 import { isSyncId } from '../queue/job-ids.js';
 import type { SyncService } from '../sync/sync.service.js';
 import type { SyncRecord } from '../sync/sync-record.store.js';
-import { toBridgeError } from '../http/errors.js';
+import { toBridgeError } from '../http/error-responses.js';
 
 export interface AdminSyncEventsDeps {
   syncs: SyncService;

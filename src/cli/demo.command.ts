@@ -10,7 +10,7 @@ import { exitOnSignals, keepServingOnUnhandledRejections } from '../ops/shutdown
 import { startReferenceTarget, type ReferenceTarget } from 'scim-reference-target';
 import { formatHandover } from './demo-handover.js';
 import { loadDemoTokens, type DemoTokens } from './demo-tokens.js';
-import { formatSyncResult, watchSync, type SyncView } from './sync-report.js';
+import { formatSyncResult, watchSync, type SyncView } from './sync-summary-lines.js';
 
 const DEMO_DIRECTORY = fileURLToPath(new URL('../../config/demo-directory.json', import.meta.url));
 

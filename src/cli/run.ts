@@ -1,5 +1,5 @@
 import { failureText } from './cli-error.js';
-import { buildProgram } from './index.js';
+import { buildProgram } from './program.js';
 
 try {
   await buildProgram().parseAsync(process.argv);

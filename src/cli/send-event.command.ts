@@ -1,7 +1,7 @@
 import { request } from 'undici';
 import { secretLines } from '../config/secret-lines.js';
-import { MAX_EVENTS_PER_BATCH } from '../sources/webhooks/events/generic-event.schema.js';
-import { SIGNATURE_HEADER, signatureHeader } from '../sources/webhooks/events/signature.js';
+import { MAX_EVENTS_PER_BATCH } from '../sources/events/generic-event.schema.js';
+import { SIGNATURE_HEADER, signatureHeader } from '../sources/events/signature.js';
 import { bridgeUrl, defaultAdminUrl, readSecretFile } from './admin-client.js';
 import { CliError, notJson, requestFailed } from './cli-error.js';
 import { readInputFile } from './input-file.js';

@@ -3,14 +3,14 @@ import { looksLikeNdjson } from '../domain/snapshot-ndjson.js';
 import { splitLines } from '../domain/text-lines.js';
 import type { ProblemPath } from '../domain/snapshot-problems.js';
 import { formatPath } from '../domain/snapshot-problems.js';
-import { JsonSyntaxError, readJsonSnapshot } from '../sources/directory/json-snapshot-stream.js';
-import { MAX_LINE_BYTES, snapshotFileFormat } from '../sources/directory/file.source.js';
+import { JsonSyntaxError, readJsonSnapshot } from '../sources/directory/file/json-snapshot-stream.js';
+import { MAX_LINE_BYTES, snapshotFileFormat } from '../sources/directory/file/file.source.js';
 import { CliError, fileUnreadable } from './cli-error.js';
 import { jsonSyntaxError } from './json-position.js';
 
 /**
  * `scim-bridge sync --snapshot FILE` as a stream: the file — a JSON snapshot document or NDJSON, by
- * extension or content (sources/directory/file.source.ts) — is sent to POST /admin/sync as NDJSON
+ * extension or content (sources/directory/file/file.source.ts) — is sent to POST /admin/sync as NDJSON
  * without ever being read whole: the first line carries the options, then one item per line. A
  * JSON document is cut into its items as it is read (json-snapshot-stream.ts); an NDJSON file's
  * lines pass through, its own options line (if any) under the command's flags.

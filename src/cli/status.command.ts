@@ -1,6 +1,6 @@
 import type { AdminCommandContext } from './admin-command.js';
 import { shortTime } from './admin-command.js';
-import type { SyncView } from './sync-report.js';
+import type { SyncView } from './sync-summary-lines.js';
 import { formatTable } from './table.js';
 
 /** The fields of GET /admin/status the CLI shows. */

@@ -1,6 +1,6 @@
 import { adminClientFromEnv } from './admin-client.js';
 import { snapshotUpload } from './snapshot-upload.js';
-import { exitCodeFor, formatSyncResult, watchSync, type SyncView } from './sync-report.js';
+import { exitCodeFor, formatSyncResult, watchSync, type SyncView } from './sync-summary-lines.js';
 
 export interface SyncCommandOptions {
   dryRun?: boolean;

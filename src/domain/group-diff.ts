@@ -1,4 +1,4 @@
-import { targetExternalId, type DesiredGroup } from './identity.js';
+import { platformExternalId, type DesiredGroup } from './identity.js';
 import type { PatchOperation } from './scim-patch.js';
 import { formatFilterString } from './scim-filter.js';
 
@@ -26,7 +26,7 @@ export const PATCH_LIMITS = { operationsPerRequest: 100, membersPerAdd: 500 } as
 export function groupBody(group: DesiredGroup, memberTargetIds: readonly string[]): Record<string, unknown> {
   return {
     displayName: group.displayName,
-    externalId: targetExternalId(group),
+    externalId: platformExternalId(group),
     members: memberTargetIds.map((value) => ({ value })),
   };
 }
@@ -47,9 +47,9 @@ export function diffGroup(
     attributes.push('displayName');
     first.push({ op: 'replace', path: 'displayName', value: desired.displayName });
   }
-  if ((observed.externalId ?? undefined) !== targetExternalId(desired)) {
+  if ((observed.externalId ?? undefined) !== platformExternalId(desired)) {
     attributes.push('externalId');
-    first.push({ op: 'replace', path: 'externalId', value: targetExternalId(desired) });
+    first.push({ op: 'replace', path: 'externalId', value: platformExternalId(desired) });
   }
   const have = new Set((observed.members ?? []).map((m) => m.value));
   const want = new Set(memberTargetIds);

@@ -52,7 +52,7 @@ export interface IdentityKey {
 }
 
 /** The externalId the target holds for an identity (SPEC §5.1, §5.4). */
-export function targetExternalId(identity: { id: string; externalId?: string }): string {
+export function platformExternalId(identity: { id: string; externalId?: string }): string {
   return identity.externalId ?? identity.id;
 }
 

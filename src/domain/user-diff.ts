@@ -1,4 +1,4 @@
-import { targetExternalId, type DesiredUser, type Email } from './identity.js';
+import { platformExternalId, type DesiredUser, type Email } from './identity.js';
 import type { PatchOperation } from './scim-patch.js';
 
 /** A user as the target holds it, reduced to what the bridge manages. */
@@ -28,7 +28,7 @@ export interface UserDiff {
 export function userBody(user: DesiredUser): Record<string, unknown> {
   const body: Record<string, unknown> = {
     userName: user.userName,
-    externalId: targetExternalId(user),
+    externalId: platformExternalId(user),
     ...(user.active === undefined ? {} : { active: user.active }),
   };
   const name = nameOf(user.name);
@@ -46,8 +46,8 @@ export function diffUser(desired: DesiredUser, observed: ObservedUser): UserDiff
     operations.push({ op: 'replace', path: attribute, value });
   };
   if (observed.userName !== desired.userName) replace('userName', desired.userName);
-  if ((observed.externalId ?? undefined) !== targetExternalId(desired))
-    replace('externalId', targetExternalId(desired));
+  if ((observed.externalId ?? undefined) !== platformExternalId(desired))
+    replace('externalId', platformExternalId(desired));
   // Unassigned (RFC 7644 §3.5.2.2: removed): whatever the platform holds stays, enabled or not.
   if (desired.active !== undefined && (observed.active ?? true) !== desired.active)
     replace('active', desired.active);

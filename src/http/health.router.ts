@@ -3,7 +3,7 @@ import { redactText } from '../ops/redact.js';
 import type { RedisClient } from '../store/redis-connection.js';
 import { pingRedis } from '../store/redis-connection.js';
 
-export interface TargetHealthReport {
+export interface PlatformHealthReport {
   state: 'reachable' | 'rate-limited' | 'auth-failed' | 'unavailable' | 'unknown';
   since?: string;
   detail?: string;
@@ -12,7 +12,7 @@ export interface TargetHealthReport {
 export interface HealthDeps {
   redis: RedisClient;
   /** What the workers last learnt about the target; absent until the engine reports. */
-  targetHealth?: () => Promise<TargetHealthReport>;
+  platformHealth?: () => Promise<PlatformHealthReport>;
 }
 
 /**
@@ -32,8 +32,8 @@ export function healthRouter(deps: HealthDeps): Router {
       res.status(503).json({ status: 'unavailable', redis: { state: 'unreachable', reason } });
       return;
     }
-    const target = deps.targetHealth
-      ? await deps.targetHealth().then(publicReport, () => ({ state: 'unknown' as const }))
+    const target = deps.platformHealth
+      ? await deps.platformHealth().then(publicReport, () => ({ state: 'unknown' as const }))
       : undefined;
     res.json({ status: 'ready', redis: { state: 'reachable' }, ...(target ? { target } : {}) });
   });
@@ -45,7 +45,7 @@ export function healthRouter(deps: HealthDeps): Router {
  * text redacted as /admin/status shows it, and `since` only when a change was recorded (the
  * store answers the epoch before anything happened).
  */
-function publicReport(report: TargetHealthReport): TargetHealthReport {
+function publicReport(report: PlatformHealthReport): PlatformHealthReport {
   const since = report.since === undefined ? NaN : Date.parse(report.since);
   return {
     state: report.state,

@@ -12,14 +12,14 @@ export interface Metrics {
   readonly reconcileChanges: Counter<'kind' | 'action' | 'result'>;
   readonly inboundRequests: Counter<'source' | 'status'>;
   readonly lastFullSync: Gauge;
-  readonly targetHealth: Gauge<'state'>;
+  readonly platformHealth: Gauge<'state'>;
   readonly failures: Gauge;
   readonly conflicts: Gauge<'kind'>;
   readonly syncDuration: Histogram<'result'>;
 }
 
-export type TargetHealthState = 'reachable' | 'rate-limited' | 'auth-failed' | 'unavailable';
-export const TARGET_HEALTH_STATES: readonly TargetHealthState[] = [
+export type PlatformHealthState = 'reachable' | 'rate-limited' | 'auth-failed' | 'unavailable';
+export const PLATFORM_HEALTH_STATES: readonly PlatformHealthState[] = [
   'reachable',
   'rate-limited',
   'auth-failed',
@@ -31,7 +31,7 @@ export function createMetrics(): Metrics {
   collectDefaultMetrics({ register: registry });
   const registers = [registry];
   const metrics: Metrics = { registry, ...platformMetrics(registers), ...pipelineMetrics(registers) };
-  setTargetHealth(metrics, 'reachable');
+  setPlatformHealth(metrics, 'reachable');
   return metrics;
 }
 
@@ -53,7 +53,7 @@ function platformMetrics(registers: Registers) {
       buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
       registers,
     }),
-    targetHealth: new Gauge({
+    platformHealth: new Gauge({
       name: 'scim_bridge_target_health',
       help: 'Target health: 1 for the current state, 0 for the others',
       labelNames: ['state'] as const,
@@ -109,6 +109,6 @@ function pipelineMetrics(registers: Registers) {
   };
 }
 
-export function setTargetHealth(metrics: Metrics, state: TargetHealthState): void {
-  for (const s of TARGET_HEALTH_STATES) metrics.targetHealth.set({ state: s }, s === state ? 1 : 0);
+export function setPlatformHealth(metrics: Metrics, state: PlatformHealthState): void {
+  for (const s of PLATFORM_HEALTH_STATES) metrics.platformHealth.set({ state: s }, s === state ? 1 : 0);
 }

@@ -6,7 +6,7 @@ import { backoffDelay } from './backoff.js';
 import { OKTA_EVENTS_QUEUE, type OktaEventJobData, type OktaEventOutcome } from './okta-events-job.js';
 
 export interface OktaEventWorkerDeps {
-  /** Processes one event (sources/webhooks/okta/okta-event.processor.ts). */
+  /** Processes one event (sources/okta/okta-event.processor.ts). */
   process(event: OktaEventJobData): Promise<OktaEventOutcome>;
   logger: Logger;
 }

@@ -5,7 +5,7 @@ import type { Logger } from '../ops/logger.js';
 import type { Metrics } from '../ops/metrics.js';
 import { reconcileGroup } from '../reconcile/group.kind.js';
 import type { ReconcileDeps, ReconcileResult, ReconcileRun } from '../reconcile/reconcile-context.js';
-import type { TargetHealth } from '../reconcile/target-health.js';
+import type { PlatformHealth } from '../reconcile/platform-health.js';
 import { reconcileUser } from '../reconcile/user.kind.js';
 import type { RedisClock } from '../store/redis-clock.js';
 import type { RedisClient } from '../store/redis-connection.js';
@@ -17,7 +17,7 @@ import { QUEUES } from './queue-names.js';
 import type { ReconcileJobData } from './reconcile-job.js';
 
 export interface ReconcileWorkerDeps extends ReconcileDeps {
-  health: TargetHealth;
+  health: PlatformHealth;
   clock: RedisClock;
   metrics: Metrics;
   logger: Logger;

@@ -1,5 +1,5 @@
 import { diffGroup, groupBody } from '../domain/group-diff.js';
-import { targetExternalId, type DesiredGroup } from '../domain/identity.js';
+import { platformExternalId, type DesiredGroup } from '../domain/identity.js';
 import type { IdentityKindRules, Intent } from './identity-kind.js';
 import {
   decision,
@@ -8,7 +8,7 @@ import {
   type ReconcileRun,
 } from './reconcile-context.js';
 import { reconcileIdentity } from './reconcile-identity.js';
-import { deleteTarget } from './target-writes.js';
+import { deleteTarget } from './platform-writes.js';
 
 /**
  * Groups: matched by externalId, then displayName; their members are the desired member users that
@@ -19,7 +19,7 @@ export const groupKind: IdentityKindRules<'group'> = {
   kind: 'group',
   readState: (deps, id) => deps.state.groupState(id),
   lookups: (desired) => [
-    { attribute: 'externalId', value: targetExternalId(desired) },
+    { attribute: 'externalId', value: platformExternalId(desired) },
     { attribute: 'displayName', value: desired.displayName },
   ],
   intend: groupIntent,

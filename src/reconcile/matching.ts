@@ -38,7 +38,7 @@ export async function observe<K extends IdentityKind>(
     if (!resource && !state.targetId) return { adopted: false, absent: true };
   }
   if (!state.targetId) return { adopted: false, absent: false };
-  const resource = (await deps.target.get(kind, state.targetId, run.trace)) as Observed<K> | undefined;
+  const resource = (await deps.platform.get(kind, state.targetId, run.trace)) as Observed<K> | undefined;
   if (resource) return { resource, adopted: false, absent: false };
   decision(run, 'target-gone', { targetId: state.targetId });
   await deps.state.forgetTarget(kind, id);
@@ -68,7 +68,7 @@ async function findMatch<K extends IdentityKind>(
   { attribute, value }: Lookup,
   run: ReconcileRun,
 ): Promise<Observed<K> | undefined> {
-  const found = (await deps.target.findBy(kind, attribute, value, run.trace)) as Observed<K>[];
+  const found = (await deps.platform.findBy(kind, attribute, value, run.trace)) as Observed<K>[];
   return found.find((r) => matches(r, attribute, value));
 }
 
@@ -78,7 +78,7 @@ async function findMatch<K extends IdentityKind>(
  * unmanaged accounts fitting one identity (one by externalId, another by name) are seen: the bridge
  * then takes neither, parks the identity and records an `ambiguous` conflict naming both.
  */
-export async function matchOnTarget<K extends IdentityKind>(
+export async function matchOnPlatform<K extends IdentityKind>(
   deps: ReconcileDeps,
   kind: K,
   id: string,

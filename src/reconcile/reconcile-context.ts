@@ -10,7 +10,7 @@ import type { PlatformClient } from '../platform/platform.client.js';
 /** What a reconcile run needs from the rest of the bridge. */
 export interface ReconcileDeps {
   state: ReconcileStateStore;
-  target: PlatformClient;
+  platform: PlatformClient;
   deprovision: 'deactivate' | 'delete';
   /** Enqueues reconcile jobs for other identities (members to provision, groups to update). */
   enqueue: (keys: readonly IdentityKey[]) => Promise<void>;
@@ -62,7 +62,7 @@ export function decision(run: ReconcileRun, what: string, fields: Record<string,
  * Runs one reconcile pass, and again (three passes at most) when a write meets a 404: the identity
  * was deleted on the target meanwhile, so its target id is forgotten and it is looked up afresh.
  */
-export async function retryWhenTargetGone<T>(
+export async function retryWhenPlatformGone<T>(
   deps: ReconcileDeps,
   key: IdentityKey,
   run: ReconcileRun,

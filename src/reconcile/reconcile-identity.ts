@@ -1,17 +1,17 @@
 import { BridgeError, isBridgeError } from '../domain/errors.js';
-import { targetExternalId, type IdentityKind } from '../domain/identity.js';
+import { platformExternalId, type IdentityKind } from '../domain/identity.js';
 import type { IdentityState } from '../store/reconcile-state.store.js';
 import type { Desired, IdentityKindRules, Intent, Observed } from './identity-kind.js';
-import { claimLostCreate, matchOnTarget, observe } from './matching.js';
+import { claimLostCreate, matchOnPlatform, observe } from './matching.js';
 import { Parked } from './parked.js';
 import {
   decision,
-  retryWhenTargetGone,
+  retryWhenPlatformGone,
   type ReconcileDeps,
   type ReconcileResult,
   type ReconcileRun,
 } from './reconcile-context.js';
-import { writeChange } from './target-writes.js';
+import { writeChange } from './platform-writes.js';
 
 /**
  * Makes the target match one identity's desired state (SPEC §6), reading both afresh
@@ -28,7 +28,7 @@ export async function reconcileIdentity<K extends IdentityKind>(
   run: ReconcileRun,
 ): Promise<ReconcileResult> {
   try {
-    return await retryWhenTargetGone(deps, { kind: rules.kind, id }, run, async () => {
+    return await retryWhenPlatformGone(deps, { kind: rules.kind, id }, run, async () => {
       const state = await rules.readState(deps, id);
       if (!state.desired) return deprovision(deps, rules, id, state, run);
       if (state.parked) {
@@ -51,7 +51,7 @@ async function applyDesired<K extends IdentityKind>(
   run: ReconcileRun,
 ): Promise<ReconcileResult> {
   const intent = await rules.intend(deps, desired, run);
-  const { observed, adopted } = await findOnTarget(deps, rules, desired, state, run);
+  const { observed, adopted } = await findOnPlatform(deps, rules, desired, state, run);
   let result: ReconcileResult;
   if (!observed) {
     result = await create(deps, rules, desired, intent, run);
@@ -67,7 +67,7 @@ async function applyDesired<K extends IdentityKind>(
  * target id; failing those, the kind's look-ups, whose match is adopted. A fresh listing that
  * showed no match skips the look-ups.
  */
-async function findOnTarget<K extends IdentityKind>(
+async function findOnPlatform<K extends IdentityKind>(
   deps: ReconcileDeps,
   rules: IdentityKindRules<K>,
   desired: Desired<K>,
@@ -76,7 +76,7 @@ async function findOnTarget<K extends IdentityKind>(
 ): Promise<{ observed?: Observed<K>; adopted: boolean }> {
   const sighting = await observe(deps, rules.kind, desired.id, state, run);
   if (sighting.resource || sighting.absent) return { observed: sighting.resource, adopted: sighting.adopted };
-  const found = await matchOnTarget(deps, rules.kind, desired.id, rules.lookups(desired), run);
+  const found = await matchOnPlatform(deps, rules.kind, desired.id, rules.lookups(desired), run);
   return found ? { observed: found, adopted: true } : { adopted: false };
 }
 
@@ -93,10 +93,10 @@ async function create<K extends IdentityKind>(
   run: ReconcileRun,
 ): Promise<ReconcileResult> {
   decision(run, 'create', intent.createDetail);
-  await deps.state.markCreating(rules.kind, desired.id, targetExternalId(desired));
+  await deps.state.markCreating(rules.kind, desired.id, platformExternalId(desired));
   let targetId: string;
   try {
-    targetId = (await deps.target.create(rules.kind, intent.body, run.trace)).id;
+    targetId = (await deps.platform.create(rules.kind, intent.body, run.trace)).id;
   } catch (error) {
     if (!isBridgeError(error, 'target_conflict') || error.retryable) throw error;
     decision(run, 'conflict-on-create', { detail: error.detail });
@@ -117,7 +117,7 @@ async function adoptConflicting<K extends IdentityKind>(
   detail: string | undefined,
   run: ReconcileRun,
 ): Promise<ReconcileResult> {
-  const found = await matchOnTarget(deps, rules.kind, desired.id, rules.lookups(desired), run);
+  const found = await matchOnPlatform(deps, rules.kind, desired.id, rules.lookups(desired), run);
   if (!found) {
     const message = `The platform reports a conflict but no matching ${rules.kind} was found`;
     throw new BridgeError('target_conflict', message, { retryable: true, detail, status: 409 });

@@ -1,4 +1,4 @@
-import { targetExternalId, type DesiredUser } from '../domain/identity.js';
+import { platformExternalId, type DesiredUser } from '../domain/identity.js';
 import type { PatchOperation } from '../domain/scim-patch.js';
 import { diffUser, userBody } from '../domain/user-diff.js';
 import type { IdentityKindRules, Intent, ManagedTarget } from './identity-kind.js';
@@ -10,14 +10,14 @@ import {
   type ReconcileRun,
 } from './reconcile-context.js';
 import { reconcileIdentity } from './reconcile-identity.js';
-import { deleteTarget, writeChange } from './target-writes.js';
+import { deleteTarget, writeChange } from './platform-writes.js';
 
 /** Users: matched by externalId, then userName; deprovisioned as DEPROVISION says. */
 export const userKind: IdentityKindRules<'user'> = {
   kind: 'user',
   readState: (deps, id) => deps.state.userState(id),
   lookups: (desired) => [
-    { attribute: 'externalId', value: targetExternalId(desired) },
+    { attribute: 'externalId', value: platformExternalId(desired) },
     { attribute: 'userName', value: desired.userName },
   ],
   intend: (deps, desired, run) => Promise.resolve(userIntent(deps, desired, run)),

@@ -47,7 +47,7 @@ import type { IdentityKind } from '../domain/identity.js';
  *                              kind), claimant / holder / account JSON, first, last, status, resolution
  *   P:conflicts         zset   open conflict ids → last seen (ms); P:conflicts:ignored the ignored ones,
  *                              P:conflicts:all every one; P:conflicts:kinds hash kind → open count
- *   P:migrations:owners string set once every identity has an owner (store/owner-migration.ts)
+ *   P:migrations:owners string set once every identity has an owner (store/owner-migration.ts; run at start-up by wiring/migrate-owners.ts)
  *   P:target:gate       hash   shared target gate: pause-until (ms), GCRA theoretical arrival time
  *   P:target:health     hash   state, since, detail of the target as the workers see it
  *   P:sync:<syncId>     hash   one full reconciliation's record (state, progress, plan, summary)
@@ -195,8 +195,8 @@ export interface Keys extends OwnershipKeys {
   dirty(): string;
   dirtyForSync(): string;
   failures(): string;
-  targetGate(): string;
-  targetHealth(): string;
+  platformGate(): string;
+  platformHealth(): string;
   sync(syncId: string): string;
   syncPending(syncId: string): string;
   syncHeld(syncId: string): string;
@@ -243,8 +243,8 @@ export function createKeys(prefix: string): Keys {
     dirty: () => `${p}:dirty`,
     dirtyForSync: () => `${p}:dirty:sync`,
     failures: () => `${p}:failures`,
-    targetGate: () => `${p}:target:gate`,
-    targetHealth: () => `${p}:target:health`,
+    platformGate: () => `${p}:target:gate`,
+    platformHealth: () => `${p}:target:health`,
     sync: (syncId) => familyKey(families.sync, syncId),
     syncPending: (syncId) => familyKey(families.syncPending, syncId),
     syncHeld: (syncId) => `${p}:sync:${syncId}:held`,

@@ -6,7 +6,7 @@ import type { RedisClient } from './redis-connection.js';
 const scripts = { acquire: new LuaScript(ACQUIRE), pause: new LuaScript(PAUSE) };
 
 /**
- * The target gate's shared state in Redis (keys.targetGate()): the Retry-After pause and the
+ * The target gate's shared state in Redis (keys.platformGate()): the Retry-After pause and the
  * TARGET_MAX_RPS schedule of every process. The platform client's gate (src/platform/request-gate.ts)
  * drives it; each call is one atomic script.
  */
@@ -20,7 +20,7 @@ export class RequestGateStore {
   async acquire(intervalMs: number): Promise<{ pauseWaitMs: number; slotWaitMs: number }> {
     const [pauseWaitMs, slotWaitMs] = (await scripts.acquire.run(
       this.redis,
-      [this.keys.targetGate()],
+      [this.keys.platformGate()],
       [intervalMs],
     )) as [number, number];
     return { pauseWaitMs, slotWaitMs };
@@ -28,6 +28,6 @@ export class RequestGateStore {
 
   /** Extends the shared pause to at least `ms` from now. */
   async pause(ms: number): Promise<void> {
-    await scripts.pause.run(this.redis, [this.keys.targetGate()], [ms]);
+    await scripts.pause.run(this.redis, [this.keys.platformGate()], [ms]);
   }
 }

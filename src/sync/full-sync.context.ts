@@ -1,7 +1,7 @@
 import { BridgeError } from '../domain/errors.js';
 import type { SnapshotSource } from '../domain/snapshot-sink.js';
 import type { Logger } from '../ops/logger.js';
-import type { TargetHealth } from '../reconcile/target-health.js';
+import type { PlatformHealth } from '../reconcile/platform-health.js';
 import type { DesiredStateStore } from '../store/desired-state.store.js';
 import type { Keys } from '../store/keys.js';
 import type { RedisClient } from '../store/redis-connection.js';
@@ -25,14 +25,14 @@ export interface FullSyncDeps {
   state: ReconcileStateStore;
   redis: RedisClient;
   keys: Keys;
-  target: PlatformClient;
+  platform: PlatformClient;
   jobs: ReconcileJobs;
   /** The configured directory source, if any, read as a stream (domain/snapshot-sink.ts). */
   source?: SnapshotSource;
   settings: FullSyncSettings;
   logger: Logger;
   /** Told what the sync's own requests found (its listing), as reconcile runs tell it theirs. */
-  health?: Pick<TargetHealth, 'failed' | 'succeeded'>;
+  health?: Pick<PlatformHealth, 'failed' | 'succeeded'>;
 }
 
 /**

@@ -1,7 +1,7 @@
 import { parseStoredGroup, parseStoredUser } from '../domain/canonical.js';
 import type { ObservedGroup } from '../domain/group-diff.js';
 import {
-  targetExternalId,
+  platformExternalId,
   type DesiredGroup,
   type DesiredUser,
   type IdentityKind,
@@ -79,7 +79,7 @@ export async function planSourceUsers(ctx: MergeContext): Promise<void> {
     const users = chunk.map((c) => parseStoredUser(c.id, c.json));
     const lookups = users.map((user, i) => ({
       ...(chunk[i]?.known.targetId ? { targetId: chunk[i].known.targetId } : {}),
-      externalId: targetExternalId(user),
+      externalId: platformExternalId(user),
       name: user.userName.toLowerCase(),
     }));
     const [candidates, held] = await Promise.all([
@@ -131,7 +131,7 @@ export async function planSourceGroups(ctx: MergeContext): Promise<void> {
     const groups = chunk.map((c) => parseStoredGroup(c.id, c.json, c.members ?? []));
     const lookups = groups.map((group, i) => ({
       ...(chunk[i]?.known.targetId ? { targetId: chunk[i].known.targetId } : {}),
-      externalId: targetExternalId(group),
+      externalId: platformExternalId(group),
       name: group.displayName.toLowerCase(),
     }));
     const [targets, candidates, held] = await Promise.all([

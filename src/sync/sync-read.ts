@@ -80,11 +80,11 @@ export async function readAndList(deps: FullSyncDeps, run: RunContext): Promise<
   if (isStaged(run)) {
     const source = await stagedSource(run);
     refuse(source.count);
-    const listed = await run.times.measure('listingTarget', listTarget(deps, run));
+    const listed = await run.times.measure('listingTarget', listPlatform(deps, run));
     return { source, listed, observedAt, managedUsers };
   }
   if (!deps.source) {
-    const listed = await run.times.measure('listingTarget', listTarget(deps, run));
+    const listed = await run.times.measure('listingTarget', listPlatform(deps, run));
     return { source: storedSource(deps), listed, observedAt, managedUsers };
   }
   let startListing = () => {};
@@ -102,7 +102,7 @@ export async function readAndList(deps: FullSyncDeps, run: RunContext): Promise<
   const reading = run.times.measure('readingSource', read());
   const listing = gate.then(() => {
     run.cancel.signal.throwIfAborted();
-    return run.times.measure('listingTarget', listTarget(deps, run));
+    return run.times.measure('listingTarget', listPlatform(deps, run));
   });
   const [source, listed] = await bothOrNeither(run.cancel, reading, listing);
   return { source, listed, observedAt, managedUsers };
@@ -192,8 +192,8 @@ async function readDirectory(
 }
 
 /** Lists users and groups page by page into the sync's index; returns what it found. */
-async function listTarget(deps: FullSyncDeps, run: RunContext): Promise<ListedCounts> {
-  const settings = await deps.target.serviceProviderConfig(run.trace);
+async function listPlatform(deps: FullSyncDeps, run: RunContext): Promise<ListedCounts> {
+  const settings = await deps.platform.serviceProviderConfig(run.trace);
   const pageSize = settings.maxResults ?? 1000;
   const pages = { user: [0, 1], group: [0, 1] };
   let reported = 0;
@@ -209,7 +209,7 @@ async function listTarget(deps: FullSyncDeps, run: RunContext): Promise<ListedCo
   const managed = { user: 0, group: 0 };
   let indexed = 0;
   const [users, groups] = (['user', 'group'] as const).map((kind) =>
-    listPages(deps.target, kind, {
+    listPages(deps.platform, kind, {
       pageSize,
       concurrency: deps.settings.concurrency,
       trace: run.trace,

@@ -1,4 +1,4 @@
-import { setTargetHealth, type Metrics } from '../ops/metrics.js';
+import { setPlatformHealth, type Metrics } from '../ops/metrics.js';
 import { ConflictStore } from '../store/conflicts.store.js';
 import { StatusQueries } from '../store/status.queries.js';
 import { SyncHistoryQueries } from '../store/sync-history.queries.js';
@@ -31,7 +31,7 @@ export function metricsRefresher(metrics: Metrics, store: StoreSide): () => Prom
       }
       metrics.failures.set(failures);
       for (const [kind, count] of Object.entries(open)) metrics.conflicts.set({ kind }, count);
-      setTargetHealth(metrics, health.state);
+      setPlatformHealth(metrics, health.state);
       if (last) metrics.lastFullSync.set(last.finishedAt / 1000);
     } catch {
       // Keep the last values; see above.

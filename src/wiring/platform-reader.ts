@@ -5,7 +5,7 @@ import type { Logger } from '../ops/logger.js';
 import type { Metrics } from '../ops/metrics.js';
 import type { PlatformClient } from '../platform/platform.client.js';
 import type { StoreSide } from './store-side.js';
-import { createTargetClient } from './worker-side.js';
+import { createPlatformClient } from './worker-side.js';
 
 /** Reads one resource from the platform for the admin API (the identity view's platform copy). */
 export interface PlatformReader {
@@ -41,7 +41,7 @@ export function platformReader(
   };
   return {
     read: async (kind, targetId) => {
-      client ??= createTargetClient(settings, store, metrics, logger, token);
+      client ??= createPlatformClient(settings, store, metrics, logger, token);
       const resource = await withDeadline(client.get(kind, targetId), READ_DEADLINE_MS);
       return resource as Record<string, unknown> | undefined;
     },

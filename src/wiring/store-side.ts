@@ -18,8 +18,8 @@ import {
 } from '../store/redis-connection.js';
 import { ReconcileStateStore } from '../store/reconcile-state.store.js';
 import { SyncRecordStore } from '../sync/sync-record.store.js';
-import { TargetHealthStore } from '../store/target-health.store.js';
-import { migrateOwnersAtStart } from './owner-migration.js';
+import { PlatformHealthStore } from '../store/platform-health.store.js';
+import { migrateOwnersAtStart } from './migrate-owners.js';
 
 /** The desired state and its queue as one side of the bridge sees them, on one Redis connection. */
 export interface StoreSide {
@@ -28,7 +28,7 @@ export interface StoreSide {
   clock: RedisClock;
   desired: DesiredStateStore;
   state: ReconcileStateStore;
-  health: TargetHealthStore;
+  health: PlatformHealthStore;
   producer: ReconcileProducer;
   api: DesiredStateApi;
   syncs: SyncService;
@@ -75,7 +75,7 @@ export async function createStoreSide(config: Config, role: RedisRole, logger: L
     clock,
     desired,
     state: new ReconcileStateStore(redis, keys, clock),
-    health: new TargetHealthStore(redis, keys),
+    health: new PlatformHealthStore(redis, keys),
     producer,
     api,
     syncs,

@@ -5,27 +5,27 @@ import type { Logger } from '../ops/logger.js';
 import type { Metrics } from '../ops/metrics.js';
 import { startDirtyFeeder } from '../queue/dirty-feeder.js';
 import { startOktaEventWorker } from '../queue/okta-events.worker.js';
-import { oktaEventProcessor } from '../sources/webhooks/okta/okta-event.processor.js';
+import { oktaEventProcessor } from '../sources/okta/okta-event.processor.js';
 import { startReconcileWorker } from '../queue/reconcile.worker.js';
 import { startSyncWorker } from '../sync/sync.worker.js';
 import type { ReconcileJobData } from '../queue/reconcile-job.js';
-import { TargetHealth } from '../reconcile/target-health.js';
+import { PlatformHealth } from '../reconcile/platform-health.js';
 import { createRequestGate } from '../platform/request-gate.js';
 import { RequestGateStore } from '../store/request-gate.store.js';
 import { ScimHttp } from '../platform/scim-http.js';
-import { oktaDirectoryFromConfig } from '../sources/webhooks/webhook-routes.js';
+import { oktaDirectoryFromConfig } from '../sources/webhook-routes.js';
 import { PlatformClient } from '../platform/platform.client.js';
 import { createStoreSide, type StoreSide } from './store-side.js';
 
 export interface WorkerSide {
   store: StoreSide;
-  target: PlatformClient;
+  platform: PlatformClient;
   reconcileWorker: Worker<ReconcileJobData>;
   syncWorker: Worker;
   close(): Promise<void>;
 }
 
-export function createTargetClient(
+export function createPlatformClient(
   config: Config,
   store: StoreSide,
   metrics: Metrics,
@@ -48,8 +48,8 @@ export function createTargetClient(
 interface WorkerContext {
   config: Config;
   store: StoreSide;
-  target: PlatformClient;
-  health: TargetHealth;
+  platform: PlatformClient;
+  health: PlatformHealth;
   metrics: Metrics;
   logger: Logger;
 }
@@ -62,9 +62,9 @@ export async function startWorkerSide(
   options: { source?: SnapshotSource; targetToken?: () => string } = {},
 ): Promise<WorkerSide> {
   const store = await createStoreSide(config, 'worker', logger);
-  const target = createTargetClient(config, store, metrics, logger, options.targetToken);
-  const health = new TargetHealth(store.health, metrics, logger, () => store.clock.now());
-  const context: WorkerContext = { config, store, target, health, metrics, logger };
+  const platform = createPlatformClient(config, store, metrics, logger, options.targetToken);
+  const health = new PlatformHealth(store.health, metrics, logger, () => store.clock.now());
+  const context: WorkerContext = { config, store, platform, health, metrics, logger };
   const reconcileWorker = startReconcileWorkers(context);
   const syncWorker = await startSyncWorkers(context, options.source);
   const okta = oktaDirectoryFromConfig(config);
@@ -84,7 +84,7 @@ export async function startWorkerSide(
   const feeder = startDirtyFeeder(store.state, (keys) => store.producer.enqueue(keys), logger);
   return {
     store,
-    target,
+    platform,
     reconcileWorker,
     syncWorker: syncWorker as unknown as Worker,
     close: async () => {
@@ -93,18 +93,18 @@ export async function startWorkerSide(
       await okta?.close();
       await syncWorker.close();
       await reconcileWorker.close();
-      await target.http.close();
+      await platform.http.close();
       await store.close();
     },
   };
 }
 
-function startReconcileWorkers({ config, store, target, health, metrics, logger }: WorkerContext) {
+function startReconcileWorkers({ config, store, platform, health, metrics, logger }: WorkerContext) {
   return startReconcileWorker(
     store.redis,
     {
       state: store.state,
-      target,
+      platform,
       deprovision: config.reconcile.deprovision,
       enqueue: (keys) => store.producer.enqueue(keys),
       logger,
@@ -124,7 +124,7 @@ function startReconcileWorkers({ config, store, target, health, metrics, logger 
 }
 
 function startSyncWorkers(
-  { config, store, target, health, metrics, logger }: WorkerContext,
+  { config, store, platform, health, metrics, logger }: WorkerContext,
   source: SnapshotSource | undefined,
 ) {
   return startSyncWorker(
@@ -135,7 +135,7 @@ function startSyncWorkers(
       state: store.state,
       redis: store.redis,
       keys: store.keys,
-      target,
+      platform,
       jobs: store.producer,
       ...(source ? { source } : {}),
       settings: {

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { canonicalUserJson } from '../../src/domain/canonical.js';
 import { isBridgeError } from '../../src/domain/errors.js';
-import { FileDirectorySource } from '../../src/sources/directory/file.source.js';
+import { FileDirectorySource } from '../../src/sources/directory/file/file.source.js';
 import { LuaScript } from '../../src/store/lua-script.js';
 import { applyBatchKeys } from '../../src/store/lua/desired-state.keys.js';
 import { APPLY_BATCH } from '../../src/store/lua/desired-state.lua.js';

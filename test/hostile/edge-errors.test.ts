@@ -3,7 +3,7 @@ import { connect } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { signatureHeader } from '../../src/sources/webhooks/events/signature.js';
+import { signatureHeader } from '../../src/sources/events/signature.js';
 import {
   fresh,
   startHostileBridge,

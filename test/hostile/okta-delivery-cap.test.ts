@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { MAX_OKTA_EVENTS_PER_DELIVERY } from '../../src/sources/webhooks/okta/okta.webhook.js';
+import { MAX_OKTA_EVENTS_PER_DELIVERY } from '../../src/sources/okta/okta.webhook.js';
 import { fresh, startHostileBridge, type HostileBridge } from './bridge-fixture.js';
 
 // Real: the whole bridge (Redis, the okta-events queue, HTTP) and its pino logs as JSON lines.

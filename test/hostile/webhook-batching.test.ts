@@ -1,12 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { BatchOptions, BatchResult, DesiredChange } from '../../src/domain/desired-change.js';
 import { DesiredStateApi } from '../../src/sources/desired-state.api.js';
-import {
-  EventGroupCommit,
-  type EventsAccepted,
-} from '../../src/sources/webhooks/events/event-group-commit.js';
-import { changesForEvents } from '../../src/sources/webhooks/events/generic-event.changes.js';
-import type { GenericEvent } from '../../src/sources/webhooks/events/generic-event.schema.js';
+import { EventGroupCommit, type EventsAccepted } from '../../src/sources/events/event-group-commit.js';
+import { changesForEvents } from '../../src/sources/events/generic-event.changes.js';
+import type { GenericEvent } from '../../src/sources/events/generic-event.schema.js';
 import {
   fresh,
   LONE_SURROGATE_NAME,

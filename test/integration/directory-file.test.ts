@@ -7,7 +7,7 @@ import { loadConfig } from '../../src/config/load-config.js';
 import { isBridgeError, type BridgeError } from '../../src/domain/errors.js';
 import type { DirectorySource } from '../../src/sources/directory/create-directory-source.js';
 import { createDirectorySource } from '../../src/sources/directory/create-directory-source.js';
-import { FileDirectorySource } from '../../src/sources/directory/file.source.js';
+import { FileDirectorySource } from '../../src/sources/directory/file/file.source.js';
 
 /** The file source on real files in a temporary directory; and the demo directory, read by it. */
 

@@ -6,8 +6,8 @@ import { loadConfig } from '../../src/config/load-config.js';
 import type { Config } from '../../src/config/schema.js';
 import type { Snapshot } from '../../src/domain/identity.js';
 import { createDirectorySource } from '../../src/sources/directory/create-directory-source.js';
-import { readRanged, readRemainingRanges } from '../../src/sources/directory/ldap-ranged-values.js';
-import { EntryValues } from '../../src/sources/directory/ldap-values.js';
+import { readRanged, readRemainingRanges } from '../../src/sources/directory/ldap/ldap-ranged-values.js';
+import { EntryValues } from '../../src/sources/directory/ldap/ldap-values.js';
 import { logSink } from '../support/log-sink.js';
 import { startSlapd, type Slapd } from '../support/slapd.js';
 

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
-import { formatSyncResult, type SyncView as CliSyncView } from '../../src/cli/sync-report.js';
+import { formatSyncResult, type SyncView as CliSyncView } from '../../src/cli/sync-summary-lines.js';
 import { newSyncId } from '../../src/queue/job-ids.js';
 import {
   ADMIN_TOKEN,

@@ -2,7 +2,7 @@ import request from 'supertest';
 import { expect } from 'vitest';
 import type { ReferenceTarget } from 'scim-reference-target';
 import type { Env } from '../../src/config/load-config.js';
-import { signatureHeader } from '../../src/sources/webhooks/events/signature.js';
+import { signatureHeader } from '../../src/sources/events/signature.js';
 import { startEngine, startTarget, type EngineFixture } from '../support/engine.js';
 
 /**

@@ -5,7 +5,7 @@ import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startBridge, type BridgeHandle } from '../../src/main.js';
 import { SecretRegistry } from '../../src/ops/logger.js';
-import { signatureHeader } from '../../src/sources/webhooks/events/signature.js';
+import { signatureHeader } from '../../src/sources/events/signature.js';
 import { testConfig } from '../support/config.js';
 import { logSink, type LogSink } from '../support/log-sink.js';
 import { deleteKeys } from '../support/redis.js';

@@ -3,7 +3,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { ReferenceTarget } from 'scim-reference-target';
 import { AdminClient } from '../../src/cli/admin-client.js';
 import { explainCommand } from '../../src/cli/explain.command.js';
-import { formatSyncResult, type SyncView } from '../../src/cli/sync-report.js';
+import { formatSyncResult, type SyncView } from '../../src/cli/sync-summary-lines.js';
 import { uniquePrefix } from '../support/redis.js';
 import { startEngine, startTarget, type EngineFixture } from '../support/engine.js';
 

@@ -7,7 +7,7 @@ import { silentLogger } from '../../src/ops/logger.js';
 import { createMetrics } from '../../src/ops/metrics.js';
 import type { OktaEventProducer } from '../../src/queue/okta-events.producer.js';
 import type { ReferenceTarget } from 'scim-reference-target';
-import { webhookRoutes } from '../../src/sources/webhooks/webhook-routes.js';
+import { webhookRoutes } from '../../src/sources/webhook-routes.js';
 import { startEngine, startTarget, type EngineFixture } from '../support/engine.js';
 import { startOktaApi, type OktaApiServer } from '../support/okta-api.js';
 

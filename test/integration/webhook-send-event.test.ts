@@ -7,7 +7,7 @@ import { readEvents, sendEvents } from '../../src/cli/send-event.command.js';
 import { listen, type HttpServer } from '../../src/http/server.js';
 import { silentLogger } from '../../src/ops/logger.js';
 import { createMetrics } from '../../src/ops/metrics.js';
-import { webhookRoutes } from '../../src/sources/webhooks/webhook-routes.js';
+import { webhookRoutes } from '../../src/sources/webhook-routes.js';
 import { createStoreSide, type StoreSide } from '../../src/wiring/store-side.js';
 import { testConfig } from '../support/config.js';
 import { deleteKeys } from '../support/redis.js';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { DesiredGroup, DesiredUser } from '../../src/domain/identity.js';
-import { targetExternalId } from '../../src/domain/identity.js';
+import { platformExternalId } from '../../src/domain/identity.js';
 import {
   deprovisionLookup,
   memberTargetId,
@@ -39,7 +39,7 @@ function candidatesOf(listing: readonly ObservedUser[], desired: DesiredUser, kn
   };
   return [
     known?.targetId ? find((r) => r.id === known.targetId) : undefined,
-    find((r) => r.externalId === targetExternalId(desired)),
+    find((r) => r.externalId === platformExternalId(desired)),
     find((r) => r.userName.toLowerCase() === desired.userName.toLowerCase()),
   ];
 }

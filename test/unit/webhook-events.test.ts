@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { changesForEvents } from '../../src/sources/webhooks/events/generic-event.changes.js';
-import { parseEventBatch } from '../../src/sources/webhooks/events/generic-event.schema.js';
+import { changesForEvents } from '../../src/sources/events/generic-event.changes.js';
+import { parseEventBatch } from '../../src/sources/events/generic-event.schema.js';
 
 // Pure: validation of generic events and the desired-state changes they make.
 describe('generic events', () => {

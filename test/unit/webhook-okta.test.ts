@@ -1,8 +1,8 @@
 import { readFileSync, readdirSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import type { OktaEventJobData } from '../../src/queue/okta-events-job.js';
-import { changesForOktaEvent, splitDisplayName } from '../../src/sources/webhooks/okta/okta-event.changes.js';
-import { deliveryEvents, readOktaEvent } from '../../src/sources/webhooks/okta/okta-event.js';
+import { changesForOktaEvent, splitDisplayName } from '../../src/sources/okta/okta-event.changes.js';
+import { deliveryEvents, readOktaEvent } from '../../src/sources/okta/okta-event.js';
 
 // Pure: reading Okta Event Hook deliveries (fixtures in Okta's documented shape) and what they change.
 const FIXTURES = new URL('../fixtures/okta-hooks/', import.meta.url);

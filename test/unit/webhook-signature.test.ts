@@ -4,7 +4,7 @@ import {
   parseSignatureHeader,
   signatureHeader,
   verifySignature,
-} from '../../src/sources/webhooks/events/signature.js';
+} from '../../src/sources/events/signature.js';
 
 // Pure: the signature of generic events (SPEC §5.2), with the clock passed in.
 describe('X-Bridge-Signature', () => {

@@ -1,9 +1,9 @@
 import type { Config } from '../../config/schema.js';
 import { BridgeError } from '../../domain/errors.js';
 import type { DirectorySource, DirectorySourceDeps } from './directory-source.js';
-import { FileDirectorySource } from './file.source.js';
-import { LdapDirectorySource } from './ldap.source.js';
-import { ScimDirectorySource } from './scim.source.js';
+import { FileDirectorySource } from './file/file.source.js';
+import { LdapDirectorySource } from './ldap/ldap.source.js';
+import { ScimDirectorySource } from './scim/scim.source.js';
 
 export type { DirectorySource, DirectorySourceDeps, ReadOptions } from './directory-source.js';
 

@@ -1,6 +1,6 @@
 import type { ErrorRequestHandler, Response } from 'express';
 import { BridgeError } from '../../domain/errors.js';
-import { toBridgeError } from '../../http/errors.js';
+import { toBridgeError } from '../../http/error-responses.js';
 
 /**
  * The SCIM edge of the bridge's one error type (RFC 7644 §3.12). Every failure of /scim/v2 ends

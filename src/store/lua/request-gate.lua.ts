@@ -1,6 +1,6 @@
 /**
  * Lua scripts of the shared target gate (src/store/request-gate.store.ts). KEYS[1] is P:target:gate
- * (keys.targetGate()), a hash: pause = pause-until (ms), tat = the GCRA theoretical arrival time
+ * (keys.platformGate()), a hash: pause = pause-until (ms), tat = the GCRA theoretical arrival time
  * (ms). Times come from Redis TIME, so the clocks of the processes do not matter.
  */
 

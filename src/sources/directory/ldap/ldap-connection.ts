@@ -2,7 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { isIP } from 'node:net';
 import type { ConnectionOptions } from 'node:tls';
 import { Client, InvalidCredentialsError, NoSuchObjectError, ResultCodeError } from 'ldapts';
-import { BridgeError } from '../../domain/errors.js';
+import { BridgeError } from '../../../domain/errors.js';
 
 /**
  * An authenticated LDAP connection: `ldaps://`, or `ldap://` upgraded with StartTLS (RFC 4511

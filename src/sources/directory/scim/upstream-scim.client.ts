@@ -1,7 +1,7 @@
 import { request } from 'undici';
 import { z } from 'zod';
-import { BridgeError } from '../../domain/errors.js';
-import { lookupAttribute } from '../../domain/scim-filter.js';
+import { BridgeError } from '../../../domain/errors.js';
+import { lookupAttribute } from '../../../domain/scim-filter.js';
 
 /**
  * Reads every resource of an upstream SCIM 2.0 server, page by page (RFC 7644 §3.4.2.4): each page

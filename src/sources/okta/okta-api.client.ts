@@ -1,6 +1,6 @@
 import { Agent, request } from 'undici';
 import { z } from 'zod';
-import { BridgeError } from '../../../domain/errors.js';
+import { BridgeError } from '../../domain/errors.js';
 
 /**
  * A small client of Okta's management API for profile enrichment: `GET /api/v1/users/{id}`,

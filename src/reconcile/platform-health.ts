@@ -1,7 +1,7 @@
 import type { BridgeError } from '../domain/errors.js';
 import type { Logger } from '../ops/logger.js';
-import { setTargetHealth, type Metrics, type TargetHealthState } from '../ops/metrics.js';
-import type { TargetHealthStore } from '../store/target-health.store.js';
+import { setPlatformHealth, type Metrics, type PlatformHealthState } from '../ops/metrics.js';
+import type { PlatformHealthStore } from '../store/platform-health.store.js';
 
 /** How long processing pauses, in one place: grows with each failed probe, up to a ceiling. */
 export const HEALTH_DEFAULTS = {
@@ -27,14 +27,14 @@ export type Verdict =
  * is unhealthy, jobs are not failed: processing pauses (the paused job is the probe) and resumes by
  * itself once a request succeeds.
  */
-export class TargetHealth {
+export class PlatformHealth {
   private consecutiveFailures = 0;
   private pauses = 0;
   private pausedUntil = 0;
   private lastSuccessAt = 0;
 
   constructor(
-    private readonly store: TargetHealthStore,
+    private readonly store: PlatformHealthStore,
     private readonly metrics: Metrics,
     private readonly logger: Logger,
     private readonly now: () => number,
@@ -87,9 +87,9 @@ export class TargetHealth {
     return ms;
   }
 
-  private async set(state: TargetHealthState, detail?: string): Promise<void> {
-    setTargetHealth(this.metrics, state);
+  private async set(state: PlatformHealthState, detail?: string): Promise<void> {
+    setPlatformHealth(this.metrics, state);
     const changed = await this.store.write(state, detail, this.now()).catch(() => false);
-    if (changed) this.logger.warn({ targetHealth: state, detail }, `target is ${state}`);
+    if (changed) this.logger.warn({ platformHealth: state, detail }, `target is ${state}`);
   }
 }

@@ -1,6 +1,6 @@
 import type { Request, RequestHandler } from 'express';
-import { BridgeError } from '../../domain/errors.js';
-import { requireUtf8, requireWellFormed } from '../../http/body.js';
+import { BridgeError } from '../domain/errors.js';
+import { requireUtf8, requireWellFormed } from '../http/body.js';
 
 /** Answers 404 `not_enabled` while the route's secret is unset (SPEC §3: the secret enables it). */
 export function requireEnabled(secret: () => string, variable: string): RequestHandler {

@@ -4,7 +4,7 @@ import {
   identityIdProblem,
   userRuleProblems,
   type RuleProblem,
-} from '../../../domain/platform-rules.js';
+} from '../../domain/platform-rules.js';
 
 /**
  * Generic signed events (SPEC §5.2): `{"id", "type", "data"}`, one per body or up to 1,000 as

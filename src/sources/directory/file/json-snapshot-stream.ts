@@ -1,6 +1,6 @@
-import type { SnapshotKind } from '../../domain/snapshot-ledger.js';
-import type { ProblemPath } from '../../domain/snapshot-problems.js';
-import { SOURCE_BATCH } from '../../domain/snapshot-sink.js';
+import type { SnapshotKind } from '../../../domain/snapshot-ledger.js';
+import type { ProblemPath } from '../../../domain/snapshot-problems.js';
+import { SOURCE_BATCH } from '../../../domain/snapshot-sink.js';
 import { ByteWindow, JsonSyntaxError, newScan, scanValue, type ScanState } from './json-byte-window.js';
 
 export { JsonSyntaxError } from './json-byte-window.js';

@@ -1,9 +1,9 @@
 import type { Client } from 'ldapts';
-import { BridgeError } from '../../domain/errors.js';
-import type { Snapshot } from '../../domain/identity.js';
-import type { SnapshotSink } from '../../domain/snapshot-sink.js';
-import type { Logger } from '../../ops/logger.js';
-import type { DirectorySource, ReadOptions } from './directory-source.js';
+import { BridgeError } from '../../../domain/errors.js';
+import type { Snapshot } from '../../../domain/identity.js';
+import type { SnapshotSink } from '../../../domain/snapshot-sink.js';
+import type { Logger } from '../../../ops/logger.js';
+import type { DirectorySource, ReadOptions } from '../directory-source.js';
 import { resolveMapping, type LdapMapping, type MappingSettings } from './ldap-attribute-map.js';
 import {
   ldapError,
@@ -15,7 +15,7 @@ import { readRemainingRanges } from './ldap-ranged-values.js';
 import type { MappedGroup } from './ldap-entries.js';
 import { LdapSnapshotStream } from './ldap-snapshot.js';
 import { binaryAttributeNames, EntryValues } from './ldap-values.js';
-import { collectSnapshot } from './collect-snapshot.js';
+import { collectSnapshot } from '../collect-snapshot.js';
 
 /**
  * The `ldap` directory source (OpenLDAP, Active Directory, any LDAPv3 server): users and groups

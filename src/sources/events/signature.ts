@@ -1,5 +1,5 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
-import { secretLines } from '../../../config/secret-lines.js';
+import { secretLines } from '../../config/secret-lines.js';
 
 /**
  * The signature of generic events (SPEC §5.2): `X-Bridge-Signature: t=<unix seconds>,v1=<hex>`,

@@ -1,12 +1,12 @@
 import { createReadStream } from 'node:fs';
 import { open } from 'node:fs/promises';
-import { BridgeError, isBridgeError } from '../../domain/errors.js';
-import type { Snapshot } from '../../domain/identity.js';
-import { feedNdjson, looksLikeNdjson } from '../../domain/snapshot-ndjson.js';
-import type { SnapshotSink } from '../../domain/snapshot-sink.js';
-import { splitLines } from '../../domain/text-lines.js';
-import { collectSnapshot } from './collect-snapshot.js';
-import type { DirectorySource, ReadOptions } from './directory-source.js';
+import { BridgeError, isBridgeError } from '../../../domain/errors.js';
+import type { Snapshot } from '../../../domain/identity.js';
+import { feedNdjson, looksLikeNdjson } from '../../../domain/snapshot-ndjson.js';
+import type { SnapshotSink } from '../../../domain/snapshot-sink.js';
+import { splitLines } from '../../../domain/text-lines.js';
+import { collectSnapshot } from '../collect-snapshot.js';
+import type { DirectorySource, ReadOptions } from '../directory-source.js';
 import { JsonSyntaxError, readJsonSnapshot } from './json-snapshot-stream.js';
 
 /**

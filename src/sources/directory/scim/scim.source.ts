@@ -1,8 +1,8 @@
-import type { Snapshot } from '../../domain/identity.js';
-import { SOURCE_BATCH, type SnapshotSink } from '../../domain/snapshot-sink.js';
-import { collectSnapshot } from './collect-snapshot.js';
-import type { DirectorySource, ReadOptions } from './directory-source.js';
-import { flattenMembers } from './nested-groups.js';
+import type { Snapshot } from '../../../domain/identity.js';
+import { SOURCE_BATCH, type SnapshotSink } from '../../../domain/snapshot-sink.js';
+import { collectSnapshot } from '../collect-snapshot.js';
+import type { DirectorySource, ReadOptions } from '../directory-source.js';
+import { flattenMembers } from '../ldap/nested-groups.js';
 import { groupLinks, heldGroup, snapshotUser, type HeldGroup } from './scim-resources.js';
 import { UpstreamScimClient, type UpstreamScimOptions } from './upstream-scim.client.js';
 

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { boundedEventTime } from '../../../domain/event-time.js';
+import { boundedEventTime } from '../../domain/event-time.js';
 import {
   OKTA_GROUP_DELETE_EVENTS,
   OKTA_GROUP_EVENTS,
@@ -9,7 +9,7 @@ import {
   type OktaEventJobData,
   type OktaEventType,
   type OktaTargetRef,
-} from '../../../queue/okta-events-job.js';
+} from '../../queue/okta-events-job.js';
 
 /**
  * Reading an Okta Event Hook delivery (`data.events[]`, each a System Log LogEvent). Only what a

@@ -1,5 +1,5 @@
-import { lookupAttribute } from '../../domain/scim-filter.js';
-import type { GroupLinks } from './nested-groups.js';
+import { lookupAttribute } from '../../../domain/scim-filter.js';
+import type { GroupLinks } from '../ldap/nested-groups.js';
 
 /**
  * Upstream SCIM resources (RFC 7643 §4) as snapshot items. Attribute names are matched

@@ -1,4 +1,4 @@
-import { SOURCE_BATCH, type SnapshotSink } from '../../domain/snapshot-sink.js';
+import { SOURCE_BATCH, type SnapshotSink } from '../../../domain/snapshot-sink.js';
 import { dnKey } from './ldap-dn.js';
 import { mapGroup, mapUser, type GroupMap, type MappedGroup, type UserMap } from './ldap-entries.js';
 import type { EntryValues } from './ldap-values.js';

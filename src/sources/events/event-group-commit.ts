@@ -1,6 +1,6 @@
-import type { DesiredStateApi } from '../../desired-state.api.js';
-import type { DesiredChange } from '../../../domain/desired-change.js';
-import { isBridgeError } from '../../../domain/errors.js';
+import type { DesiredStateApi } from '../desired-state.api.js';
+import type { DesiredChange } from '../../domain/desired-change.js';
+import { isBridgeError } from '../../domain/errors.js';
 import type { EventBatchChanges } from './generic-event.changes.js';
 
 /** Event ids are remembered this long: a redelivery within it is acknowledged and ignored. */

@@ -1,5 +1,5 @@
-import type { DesiredUser } from '../../../domain/identity.js';
-import type { DesiredChange, GroupInput } from '../../../domain/desired-change.js';
+import type { DesiredUser } from '../../domain/identity.js';
+import type { DesiredChange, GroupInput } from '../../domain/desired-change.js';
 import type { GenericEvent } from './generic-event.schema.js';
 
 export interface EventBatchChanges {

@@ -1,4 +1,4 @@
-import { BridgeError } from '../../domain/errors.js';
+import { BridgeError } from '../../../domain/errors.js';
 
 /**
  * Which LDAP attributes give each snapshot attribute, per preset (docs/ldap.md has the table), and

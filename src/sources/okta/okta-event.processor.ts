@@ -1,8 +1,8 @@
-import { isBridgeError } from '../../../domain/errors.js';
-import type { DesiredUser } from '../../../domain/identity.js';
-import type { Logger } from '../../../ops/logger.js';
-import type { OktaEventJobData, OktaEventOutcome } from '../../../queue/okta-events-job.js';
-import type { DesiredStateApi } from '../../desired-state.api.js';
+import { isBridgeError } from '../../domain/errors.js';
+import type { DesiredUser } from '../../domain/identity.js';
+import type { Logger } from '../../ops/logger.js';
+import type { OktaEventJobData, OktaEventOutcome } from '../../queue/okta-events-job.js';
+import type { DesiredStateApi } from '../desired-state.api.js';
 import type { OktaDirectory } from './okta-api.client.js';
 import { changesForOktaEvent, type OktaFacts } from './okta-event.changes.js';
 

@@ -21,9 +21,9 @@ export async function writeChange(
   managed: Record<string, unknown>,
   run: ReconcileRun,
 ): Promise<void> {
-  const settings = await deps.target.serviceProviderConfig(run.trace);
+  const settings = await deps.platform.serviceProviderConfig(run.trace);
   if (!settings.patchSupported) return replaceManaged(deps, kind, targetId, managed, run);
-  for (const operations of patches) await deps.target.patch(kind, targetId, operations, run.trace);
+  for (const operations of patches) await deps.platform.patch(kind, targetId, operations, run.trace);
 }
 
 /**
@@ -38,9 +38,9 @@ async function replaceManaged(
   managed: Record<string, unknown>,
   run: ReconcileRun,
 ): Promise<void> {
-  const current = await deps.target.get(kind, targetId, run.trace);
+  const current = await deps.platform.get(kind, targetId, run.trace);
   if (!current) throw new BridgeError('target_not_found', `The platform no longer has ${kind} ${targetId}`);
-  await deps.target.replace(kind, targetId, { ...replaceableBody(current), ...managed }, run.trace);
+  await deps.platform.replace(kind, targetId, { ...replaceableBody(current), ...managed }, run.trace);
 }
 
 /** Deletes a managed resource (a 404 is success) and drops the identity's record of it. */
@@ -52,7 +52,7 @@ export async function deleteTarget(
   run: ReconcileRun,
 ): Promise<ReconcileResult> {
   decision(run, 'delete', { targetId });
-  await deps.target.delete(kind, targetId, run.trace);
+  await deps.platform.delete(kind, targetId, run.trace);
   await deps.state.forgetTarget(kind, id, true);
   return { action: 'deleted', targetId };
 }

@@ -1,8 +1,8 @@
 import { Router, type RequestHandler } from 'express';
-import { BridgeError } from '../../../domain/errors.js';
-import { secretsEqual } from '../../../http/auth.js';
-import { rawBody } from '../../../http/body.js';
-import type { OktaEventJobData } from '../../../queue/okta-events-job.js';
+import { BridgeError } from '../../domain/errors.js';
+import { secretsEqual } from '../../http/auth.js';
+import { rawBody } from '../../http/body.js';
+import type { OktaEventJobData } from '../../queue/okta-events-job.js';
 import { deliveryEvents, readOktaEvent } from './okta-event.js';
 import { parseJson, rawBytes, requireEnabled } from '../webhook-http.js';
 

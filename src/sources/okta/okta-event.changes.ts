@@ -1,6 +1,6 @@
-import type { DesiredUser, PersonName } from '../../../domain/identity.js';
-import type { OktaEventJobData, OktaTargetRef } from '../../../queue/okta-events-job.js';
-import type { ChangeOptions, DesiredChange } from '../../../domain/desired-change.js';
+import type { DesiredUser, PersonName } from '../../domain/identity.js';
+import type { OktaEventJobData, OktaTargetRef } from '../../queue/okta-events-job.js';
+import type { ChangeOptions, DesiredChange } from '../../domain/desired-change.js';
 import type { OktaGroup, OktaUser } from './okta-api.client.js';
 
 /**

@@ -1,6 +1,6 @@
 import type { Router } from 'express';
-import type { Config } from '../../config/schema.js';
-import type { DesiredStateApi } from '../desired-state.api.js';
+import type { Config } from '../config/schema.js';
+import type { DesiredStateApi } from './desired-state.api.js';
 import { eventsWebhookRouter } from './events/events.webhook.js';
 import { OktaApiClient, type OktaDirectory } from './okta/okta-api.client.js';
 import { oktaWebhookRouter, type OktaWebhookDeps } from './okta/okta.webhook.js';

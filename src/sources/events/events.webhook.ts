@@ -1,7 +1,7 @@
 import { Router, type RequestHandler } from 'express';
-import { BridgeError } from '../../../domain/errors.js';
-import { rawBody } from '../../../http/body.js';
-import type { DesiredStateApi } from '../../desired-state.api.js';
+import { BridgeError } from '../../domain/errors.js';
+import { rawBody } from '../../http/body.js';
+import type { DesiredStateApi } from '../desired-state.api.js';
 import { EventGroupCommit, type EventsAccepted } from './event-group-commit.js';
 import { changesForEvents } from './generic-event.changes.js';
 import { parseEventBatch } from './generic-event.schema.js';
