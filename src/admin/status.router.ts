@@ -3,7 +3,7 @@ import type { QueueDepths } from '../queue/queue-depths.js';
 import type { SyncService } from '../sync/sync.service.js';
 import type { StatusQueries } from '../store/status.queries.js';
 import type { LastFullSync } from '../store/sync-history.queries.js';
-import type { SyncRecord } from '../sync/sync-record.store.js';
+import type { SyncRecord } from '../store/sync-record.store.js';
 import type { PlatformHealthRecord } from '../store/platform-health.store.js';
 import { syncView } from './sync.router.js';
 import { redact } from './views.js';

@@ -3,7 +3,7 @@ import { Router, type Request, type Response } from 'express';
 import { BridgeError } from '../domain/errors.js';
 import { isSyncId } from '../queue/job-ids.js';
 import type { SyncService } from '../sync/sync.service.js';
-import type { SyncRecord } from '../sync/sync-record.store.js';
+import type { SyncRecord } from '../store/sync-record.store.js';
 import { toBridgeError } from '../http/error-responses.js';
 
 export interface AdminSyncEventsDeps {

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { BridgeError } from '../domain/errors.js';
 import { feedSnapshot } from '../domain/snapshot.js';
 import type { SyncService } from '../sync/sync.service.js';
-import type { SyncRecord } from '../sync/sync-record.store.js';
+import type { SyncRecord } from '../store/sync-record.store.js';
 import { jsonBody, utf8Only } from '../http/body.js';
 import { isSyncId } from '../queue/job-ids.js';
 import { parseInput } from './admin-input.js';
@@ -22,6 +22,8 @@ const listQuery = z.strictObject({
 });
 
 const startBody = z.strictObject({
+  /** The input to read in full, by its owner name (`okta`, `directory:<name>`); default the directory. */
+  input: z.string().min(1).max(200).optional(),
   dryRun: z.boolean().optional(),
   snapshot: z.unknown().optional(),
   allowEmpty: z.boolean().optional(),
@@ -112,8 +114,8 @@ export function adminSyncRouter(deps: AdminSyncDeps): Router {
 }
 
 function startOptions(body: z.infer<typeof startBody>) {
-  const { dryRun = false, allowEmpty = false, linkOnly = false } = body;
-  return { dryRun, allowEmpty, linkOnly };
+  const { dryRun = false, allowEmpty = false, linkOnly = false, input } = body;
+  return { dryRun, allowEmpty, linkOnly, ...(input === undefined ? {} : { input }) };
 }
 
 function parseStart(req: Request): z.infer<typeof startBody> {

@@ -6,7 +6,7 @@ import type { DesiredStateStore } from '../store/desired-state.store.js';
 import type { Keys } from '../store/keys.js';
 import type { RedisClient } from '../store/redis-connection.js';
 import type { ReconcileStateStore } from '../store/reconcile-state.store.js';
-import type { SyncPhase, SyncRecordStore } from './sync-record.store.js';
+import type { SyncPhase, SyncRecordStore } from '../store/sync-record.store.js';
 import type { PlatformClient } from '../platform/platform.client.js';
 import type { ReconcileJobs } from './sync-stage.js';
 import type { GuardSettings, SourceCount } from './sync-guards.js';

@@ -10,7 +10,7 @@ import { planReport, summarise, summaryBase } from './sync-report.js';
 import { commitSource, stagePlan } from './sync-commit.js';
 import { runStage } from './sync-stage.js';
 import { reconcileOtherGroups } from './other-groups.js';
-import { recordedError } from './sync-error.js';
+import { recordedError } from '../domain/sync-error.js';
 
 export type { FullSyncDeps, FullSyncSettings, HeldRun } from './full-sync.context.js';
 export { resolveLimit } from './sync-guards.js';

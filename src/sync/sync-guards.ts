@@ -1,6 +1,6 @@
 import type { DeprovisionLimit } from '../config/schema.js';
 import { BridgeError } from '../domain/errors.js';
-import type { SyncRecordStore } from './sync-record.store.js';
+import type { SyncRecordStore } from '../store/sync-record.store.js';
 
 /**
  * The guards of a full reconciliation against removing accounts by accident (SPEC §6, Guards;

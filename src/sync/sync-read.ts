@@ -9,7 +9,7 @@ import type { SyncListing } from '../store/sync-listing.store.js';
 import type { SyncStaging } from '../store/sync-staging.store.js';
 import type { CancelWatch, FullSyncDeps, PhaseTimes } from './full-sync.context.js';
 import { refuseEmptySource, type SourceCount } from './sync-guards.js';
-import type { SyncRecord } from './sync-record.store.js';
+import type { SyncRecord } from '../store/sync-record.store.js';
 import { SourceStager } from './source-stager.js';
 
 /** One run of a full sync: what every phase shares. */

@@ -1,6 +1,6 @@
 import { formatDeprovisionLimit } from '../config/schema.js';
 import type { GuardSettings, SourceCount, Verdict } from './sync-guards.js';
-import type { SyncRecord } from './sync-record.store.js';
+import type { SyncRecord } from '../store/sync-record.store.js';
 import type { LinkTally } from './link-tally.js';
 import type { OwnedElsewhere } from './owned-elsewhere.js';
 import { MEMBERSHIP_SAMPLE, type PlanTally } from './plan-tally.js';

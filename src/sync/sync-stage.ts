@@ -1,7 +1,7 @@
 import { BridgeError } from '../domain/errors.js';
 import type { IdentityKey } from '../domain/identity.js';
 import type { PlannedChange } from '../domain/sync-plan.js';
-import type { SyncPhase, SyncRecordStore } from './sync-record.store.js';
+import type { SyncPhase, SyncRecordStore } from '../store/sync-record.store.js';
 import type { Observation } from '../reconcile/reconcile-context.js';
 
 /** What a stage needs of the reconcile queue (the queue layer provides it). */

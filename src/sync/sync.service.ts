@@ -2,19 +2,21 @@ import { randomBytes } from 'node:crypto';
 import { Queue } from 'bullmq';
 import { directoryOwner } from '../domain/desired-change.js';
 import { BridgeError } from '../domain/errors.js';
-import { recordedError } from './sync-error.js';
+import { recordedError } from '../domain/sync-error.js';
 import { invalidSnapshot } from '../domain/snapshot.js';
 import type { SnapshotSink } from '../domain/snapshot-sink.js';
 import type { RedisClient } from '../store/redis-connection.js';
 import { STAGING_TTL_MS, SyncStaging } from '../store/sync-staging.store.js';
 import { SourceStager } from './source-stager.js';
-import type { SyncRecord, SyncRecordStore } from './sync-record.store.js';
+import type { SyncRecord, SyncRecordStore } from '../store/sync-record.store.js';
 import { approveJobId, newSyncId } from '../queue/job-ids.js';
 import { QUEUES } from '../queue/queue-names.js';
 import { ResilientQueue } from '../queue/resilient-queue.js';
 import type { SyncJobData, SyncJobName } from './sync-job.js';
 
 export interface StartRequest {
+  /** The input to read in full, by its owner name; the configured directory when absent. */
+  input?: string;
   dryRun: boolean;
   trigger: 'admin' | 'cli' | 'demo' | 'schedule';
   /** The directory may really be empty: a source listing no users is not refused (SPEC §6, Guards). */
@@ -26,7 +28,7 @@ export interface StartRequest {
   linkOnly?: boolean;
 }
 
-export type StartOptions = Pick<StartRequest, 'dryRun' | 'allowEmpty' | 'linkOnly'>;
+export type StartOptions = Pick<StartRequest, 'input' | 'dryRun' | 'allowEmpty' | 'linkOnly'>;
 
 /**
  * Hands a pushed snapshot's items to the sink as the request body is read, and returns the

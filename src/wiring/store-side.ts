@@ -17,7 +17,7 @@ import {
   type RedisRole,
 } from '../store/redis-connection.js';
 import { ReconcileStateStore } from '../store/reconcile-state.store.js';
-import { SyncRecordStore } from '../sync/sync-record.store.js';
+import { SyncRecordStore } from '../store/sync-record.store.js';
 import { PlatformHealthStore } from '../store/platform-health.store.js';
 import { migrateOwnersAtStart } from './migrate-owners.js';
 

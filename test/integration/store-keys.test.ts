@@ -11,7 +11,7 @@ import { ReconcileStateStore } from '../../src/store/reconcile-state.store.js';
 import { RedisClock } from '../../src/store/redis-clock.js';
 import { closeRedis, createRedis, type RedisClient } from '../../src/store/redis-connection.js';
 import { RequestGateStore } from '../../src/store/request-gate.store.js';
-import { SyncRecordStore } from '../../src/sync/sync-record.store.js';
+import { SyncRecordStore } from '../../src/store/sync-record.store.js';
 import { testConfig } from '../support/config.js';
 import { deleteKeys, uniquePrefix } from '../support/redis.js';
 

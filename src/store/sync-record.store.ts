@@ -1,12 +1,12 @@
 import type { IdentityKey } from '../domain/identity.js';
 import { formatKey } from '../domain/identity.js';
-import type { Keys } from '../store/keys.js';
-import { LuaScript } from '../store/lua-script.js';
-import { FINISH, START, syncRecordKeys } from '../store/lua/sync-record.lua.js';
-import type { RedisClock } from '../store/redis-clock.js';
-import type { RedisClient } from '../store/redis-connection.js';
-import { storeCall } from '../store/redis-errors.js';
-import type { SyncError } from './sync-error.js';
+import type { Keys } from './keys.js';
+import { LuaScript } from './lua-script.js';
+import { FINISH, START, syncRecordKeys } from './lua/sync-record.lua.js';
+import type { RedisClock } from './redis-clock.js';
+import type { RedisClient } from './redis-connection.js';
+import { storeCall } from './redis-errors.js';
+import type { SyncError } from '../domain/sync-error.js';
 
 export type SyncState = 'queued' | 'running' | 'awaiting-approval' | 'completed' | 'failed';
 export type SyncPhase =

@@ -1,4 +1,4 @@
-import type { BridgeError, ErrorCode, ErrorSide } from '../domain/errors.js';
+import type { BridgeError, ErrorCode, ErrorSide } from './errors.js';
 
 /** The error that ended a sync, as its record keeps it (GET /admin/sync/{jobId} `error`). */
 export interface SyncError {
