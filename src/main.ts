@@ -3,10 +3,8 @@ import { configError, isBridgeError } from './domain/errors.js';
 import { secretValues } from './config/mask-config.js';
 import type { Config } from './config/schema.js';
 import { buildApp } from './app.js';
-import {
-  createDirectorySource,
-  directorySettingProblems,
-} from './sources/directory/create-directory-source.js';
+import { directorySettingProblems } from './sources/directory/create-directory-source.js';
+import { createInputs } from './sources/inputs.js';
 import { scimDisabledRouter, scimRouter } from './sources/scim/scim-router.js';
 import { webhookRoutes } from './sources/webhook-routes.js';
 import { listen, type HttpServer } from './http/server.js';
@@ -60,14 +58,14 @@ export async function startBridge(config: Config, options: StartOptions): Promis
   const scrubbed = options.scrubbed ?? new SecretRegistry(secretValues(config));
   const logger = options.logger ?? loggerFor(config, scrubbed);
   const metrics = createMetrics();
-  const store = await createStoreSide(config, 'producer', logger);
-  const source = createDirectorySource(config.directory, { logger });
   const secrets = liveSecrets(config, options.secretFiles, logger, scrubbed);
+  const inputs = createInputs(config, secrets, { logger });
+  const store = await createStoreSide(config, 'producer', logger, inputs);
   const targetToken = secrets.targetToken;
   const workers =
     options.role === 'serve'
       ? undefined
-      : await startWorkerSide(config, metrics, logger, { source, targetToken });
+      : await startWorkerSide(config, metrics, logger, { inputs, targetToken });
   // The admin API's platform reads (the dashboard's platform copy), on the HTTP side's own client.
   const platform = platformReader(config, store, metrics, logger, targetToken);
   const app = buildApp({

@@ -1,6 +1,6 @@
 import type { ErrorRequestHandler, RequestHandler, Response } from 'express';
 import { BridgeError, type ErrorCode } from '../domain/errors.js';
-import { isRedisUnavailable } from '../store/redis-errors.js';
+import { asBridgeError, isRedisUnavailable } from '../store/redis-errors.js';
 
 const STATUS: Partial<Record<ErrorCode, number>> = {
   invalid_input: 400,
@@ -31,11 +31,16 @@ export function statusForError(error: BridgeError): number {
   return own ?? STATUS[error.code] ?? (error.side === 'platform' ? 502 : 500);
 }
 
+/** What a caller is told: an internal error's own message may name internals (it goes to the log). */
+export function publicMessage(error: BridgeError): string {
+  return error.code === 'internal' ? new BridgeError('internal').message : error.message;
+}
+
 /** The JSON error body outside /scim/v2 (SPEC §4): {"error": {"code", "message", "problems"?}}. */
 export function sendError(res: Response, error: BridgeError): void {
   const body: { code: string; message: string; problems?: readonly string[] } = {
     code: error.code,
-    message: error.message,
+    message: publicMessage(error),
   };
   if (error.problems.length > 0) body.problems = error.problems;
   if (error.retryAfterMs !== undefined)
@@ -49,8 +54,7 @@ export function sendError(res: Response, error: BridgeError): void {
  * fault, never a 500); Redis outages become 503; anything else is internal.
  */
 export function toBridgeError(error: unknown): BridgeError {
-  if (error instanceof BridgeError) return error;
-  if (isRedisUnavailable(error)) return new BridgeError('store_unavailable', undefined, { cause: error });
+  if (error instanceof BridgeError || isRedisUnavailable(error)) return asBridgeError(error);
   const type = field(error, 'type');
   if (type === 'entity.too.large') return new BridgeError('payload_too_large', undefined, { cause: error });
   if (type === 'entity.parse.failed')
@@ -60,7 +64,7 @@ export function toBridgeError(error: unknown): BridgeError {
   }
   const status = Number(field(error, 'status') ?? field(error, 'statusCode'));
   if (isClientStatus(status)) return clientError(error, status);
-  return new BridgeError('internal', undefined, { cause: error });
+  return asBridgeError(error);
 }
 
 /** A 4xx raised outside the bridge's code, with a message that names no internals. */

@@ -1,5 +1,5 @@
 import { UnrecoverableError, Worker, type Job, type Queue } from 'bullmq';
-import { BridgeError } from '../domain/errors.js';
+import type { BridgeError } from '../domain/errors.js';
 import { formatKey } from '../domain/identity.js';
 import type { Logger } from '../ops/logger.js';
 import type { Metrics } from '../ops/metrics.js';
@@ -9,7 +9,7 @@ import type { PlatformHealth } from '../reconcile/platform-health.js';
 import { reconcileUser } from '../reconcile/user.kind.js';
 import type { RedisClock } from '../store/redis-clock.js';
 import type { RedisClient } from '../store/redis-connection.js';
-import { isRedisUnavailable } from '../store/redis-errors.js';
+import { asBridgeError } from '../store/redis-errors.js';
 import type { HistoryEntry, StoredError } from '../store/reconcile-state.store.js';
 import { newTrace } from '../platform/scim-http.js';
 import { backoffDelay } from './backoff.js';
@@ -94,7 +94,7 @@ async function handleFailure(
   thrown: unknown,
 ): Promise<Error> {
   const { kind, id } = job.data;
-  const error = asBridgeError(thrown);
+  const error = asBridgeError(thrown, { retryable: true });
   const verdict = await deps.health.failed(error);
   if (verdict.kind === 'pause') {
     await deps.queue.rateLimit(verdict.ms);
@@ -161,15 +161,6 @@ function outcome(run: ReconcileRun, result: string) {
   }));
   const history = [...run.history, ...requests].sort((a, b) => a.at - b.at);
   return { startedAt: run.startedAt, seen: run.seen, result, requests: run.trace.counts, history };
-}
-
-function asBridgeError(error: unknown): BridgeError {
-  if (error instanceof BridgeError) return error;
-  if (isRedisUnavailable(error)) return new BridgeError('store_unavailable', undefined, { cause: error });
-  return new BridgeError('internal', error instanceof Error ? error.message : 'unexpected error', {
-    cause: error,
-    retryable: true,
-  });
 }
 
 function logChange(

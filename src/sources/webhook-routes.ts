@@ -2,7 +2,6 @@ import type { Router } from 'express';
 import type { Config } from '../config/schema.js';
 import type { DesiredStateApi } from './desired-state.api.js';
 import { eventsWebhookRouter } from './events/events.webhook.js';
-import { OktaApiClient, type OktaDirectory } from './okta/okta-api.client.js';
 import { oktaWebhookRouter, type OktaWebhookDeps } from './okta/okta.webhook.js';
 
 export interface WebhookRoutesDeps {
@@ -40,11 +39,4 @@ export function webhookRoutes(deps: WebhookRoutesDeps): { path: string; router: 
       }),
     },
   ];
-}
-
-/** Okta's API for profile enrichment, when OKTA_ORG_URL and OKTA_API_TOKEN are both set. */
-export function oktaDirectoryFromConfig(config: Config): OktaDirectory | undefined {
-  const { orgUrl, apiToken } = config.okta;
-  if (orgUrl === '' || apiToken === '') return undefined;
-  return new OktaApiClient({ orgUrl, token: () => apiToken });
 }

@@ -6,7 +6,7 @@ import { LuaScript } from './lua-script.js';
 import { RESOLVE_CONFLICT, resolveConflictKeys } from './lua/conflict-resolve.lua.js';
 import type { RedisClock } from './redis-clock.js';
 import type { RedisClient } from './redis-connection.js';
-import { storeCall } from './redis-errors.js';
+import { execPipeline, storeCall } from './redis-errors.js';
 
 /**
  * The conflict inbox (SPEC §6, Ownership): what two inputs claim, as the store's scripts record it
@@ -153,9 +153,9 @@ export class ConflictStore {
     if (ids.length === 0) return [];
     const pipeline = this.redis.pipeline();
     for (const id of ids) pipeline.hmget(this.keys.conflict(id), ...FIELDS);
-    const replies = (await storeCall(() => pipeline.exec())) ?? [];
+    const replies = await execPipeline(pipeline);
     return ids.flatMap((id, n) => {
-      const conflict = parseConflict(id, replies[n]?.[1] as (string | null)[] | undefined);
+      const conflict = parseConflict(id, replies[n] as (string | null)[] | undefined);
       return conflict ? [conflict] : [];
     });
   }

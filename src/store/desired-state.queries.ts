@@ -1,10 +1,9 @@
-import { BridgeError } from '../domain/errors.js';
 import { parseStoredGroup, parseStoredUser } from '../domain/canonical.js';
 import type { Owner } from '../domain/desired-change.js';
 import type { DesiredGroup, DesiredUser, IdentityKind } from '../domain/identity.js';
 import type { Keys } from './keys.js';
 import type { RedisClient } from './redis-connection.js';
-import { isRedisUnavailable, storeCall } from './redis-errors.js';
+import { execPipeline, storeCall } from './redis-errors.js';
 
 /**
  * The read side of the desired state, for the bridge's SCIM server: identities by id, look-ups
@@ -50,8 +49,6 @@ export interface Page {
   total: number;
   ids: string[];
 }
-
-type PipelineReply = [Error | null, unknown][] | null;
 
 export class DesiredStateQueries {
   constructor(
@@ -255,14 +252,7 @@ export class DesiredStateQueries {
     }
     const pipeline = this.redis.pipeline();
     queue(pipeline);
-    const replies: PipelineReply = await storeCall(() => pipeline.exec());
-    const failed = replies?.find(([error]) => error !== null)?.[0];
-    if (failed) {
-      throw isRedisUnavailable(failed)
-        ? new BridgeError('store_unavailable', undefined, { cause: failed })
-        : failed;
-    }
-    return (replies ?? []).map(([, value]) => value);
+    return execPipeline(pipeline);
   }
 }
 

@@ -3,7 +3,7 @@ import type { IdentityKey, IdentityKind } from '../domain/identity.js';
 import { parseKey } from '../domain/identity.js';
 import type { Keys } from './keys.js';
 import type { RedisClient } from './redis-connection.js';
-import { storeCall } from './redis-errors.js';
+import { execPipeline, storeCall } from './redis-errors.js';
 import type { StoredError } from './reconcile-state.store.js';
 
 /**
@@ -105,10 +105,10 @@ export class FailureQueries {
       pipeline.get(this.keys.doc(key.kind, key.id));
       pipeline.hget(this.keys.identity(key.kind, key.id), 'le');
     }
-    const replies = (await storeCall(() => pipeline.exec())) ?? [];
+    const replies = await execPipeline(pipeline);
     return entries.map(({ key, at }, n) => {
-      const d = replies[2 * n]?.[1] as string | null;
-      const le = replies[2 * n + 1]?.[1] as string | null;
+      const d = replies[2 * n] as string | null;
+      const le = replies[2 * n + 1] as string | null;
       return { kind: key.kind, id: key.id, failedAt: at, ...nameOf(key.kind, d), ...errorOf(le) };
     });
   }

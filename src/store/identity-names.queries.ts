@@ -1,7 +1,7 @@
 import type { IdentityKind } from '../domain/identity.js';
 import type { Keys } from './keys.js';
 import type { RedisClient } from './redis-connection.js';
-import { storeCall } from './redis-errors.js';
+import { execPipeline, storeCall } from './redis-errors.js';
 
 /**
  * Names and platform ids of identities, many at once, for the admin API's views (a plan's changes,
@@ -41,10 +41,9 @@ export class IdentityNameQueries {
     for (const batch of batches(unique(ids))) {
       const pipeline = this.redis.pipeline();
       for (const id of batch) pipeline.hget(this.keys.identity(kind, id), 't');
-      const answers = (await storeCall(() => pipeline.exec())) ?? [];
+      const answers = await execPipeline(pipeline);
       batch.forEach((id, i) => {
-        const [error, value] = answers[i] ?? [];
-        if (error) throw error;
+        const value = answers[i];
         if (typeof value === 'string' && value !== '') out.set(id, value);
       });
     }

@@ -17,7 +17,7 @@ import {
 } from './lua/reconcile-state.lua.js';
 import type { RedisClock } from './redis-clock.js';
 import type { RedisClient } from './redis-connection.js';
-import { storeCall } from './redis-errors.js';
+import { execPipeline, storeCall } from './redis-errors.js';
 
 const SCRIPTS = {
   setTarget: new LuaScript(SET_TARGET),
@@ -121,10 +121,10 @@ export class ReconcileStateStore {
         pipeline.hmget(this.keys.identity('user', id), 't', 'pk');
         pipeline.exists(this.keys.doc('user', id));
       }
-      const replies = (await storeCall(() => pipeline.exec())) ?? [];
+      const replies = await execPipeline(pipeline);
       batch.forEach((id, n) => {
-        const [t, pk] = (replies[2 * n]?.[1] as (string | null)[] | undefined) ?? [];
-        const desired = replies[2 * n + 1]?.[1] === 1;
+        const [t, pk] = (replies[2 * n] as (string | null)[] | undefined) ?? [];
+        const desired = replies[2 * n + 1] === 1;
         result.set(id, { ...(t ? { targetId: t } : {}), desired, ...(pk ? { parked: true } : {}) });
       });
     }

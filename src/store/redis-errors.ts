@@ -48,3 +48,36 @@ export async function storeCall<T>(operation: () => Promise<T>): Promise<T> {
     throw error;
   }
 }
+
+/**
+ * Anything thrown, as the one error type (domain/errors.ts): a BridgeError as it is, a Redis outage
+ * as `store_unavailable`, anything else as `internal` with its message (for logs and records: the
+ * HTTP edge never shows an internal error's message). `retryable`: whether an unknown error is
+ * worth another try (a reconcile job's).
+ */
+export function asBridgeError(error: unknown, options: { retryable?: boolean } = {}): BridgeError {
+  if (error instanceof BridgeError) return error;
+  if (isRedisUnavailable(error)) return new BridgeError('store_unavailable', undefined, { cause: error });
+  const message = error instanceof Error ? error.message : 'unexpected error';
+  return new BridgeError('internal', message, {
+    cause: error,
+    ...(options.retryable === undefined ? {} : { retryable: options.retryable }),
+  });
+}
+
+/** What ioredis's pipeline and multi answer: one [error, value] per command. */
+type PipelineResults = [Error | null, unknown][] | null;
+
+/**
+ * Runs a pipeline (or a transaction) and returns each command's value. A command's own failure —
+ * the connection lost half-way, a refusal — fails the whole call, mapped like any other: a reply
+ * with an error is never read as an absent value.
+ */
+export async function execPipeline(pipeline: { exec(): Promise<PipelineResults> }): Promise<unknown[]> {
+  return storeCall(async () => {
+    const results = (await pipeline.exec()) ?? [];
+    const failed = results.find(([error]) => error !== null)?.[0];
+    if (failed) throw failed;
+    return results.map(([, value]) => value);
+  });
+}

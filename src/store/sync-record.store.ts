@@ -35,7 +35,7 @@ export interface SyncRecord {
   allowEmpty: boolean;
   /** Records the matches as managed and writes nothing to the platform (SPEC §6). */
   linkOnly: boolean;
-  /** The input whose identities the sync replaces (`directory:<name>`); absent: every input's. */
+  /** The input whose identities the sync replaces (`okta`, `directory:<name>`); absent: every input's. */
   owner?: string;
   /** Where its users came from (`snapshot`, the DIRECTORY_SOURCE, `none`), once read. */
   source?: string;
@@ -73,6 +73,8 @@ export class SyncRecordStore {
       stagedUsers?: number;
       allowEmpty?: boolean;
       linkOnly?: boolean;
+      /** The input whose identities the sync replaces; absent: the desired state is its source. */
+      owner?: string;
     },
   ): Promise<{ started: boolean; syncId: string }> {
     const args = [
@@ -83,6 +85,7 @@ export class SyncRecordStore {
       options.stagedUsers === undefined ? '' : String(options.stagedUsers),
       options.allowEmpty ? '1' : '0',
       options.linkOnly ? '1' : '0',
+      options.owner ?? '',
     ];
     const keys = syncRecordKeys(this.keys, syncId);
     const [status, id] = (await storeCall(() => scripts.start.run(this.redis, keys, args))) as [

@@ -12,7 +12,7 @@ import { SCRATCH_TABLES, syncWorkParts, type Keys, type ScratchTable, type SyncW
 import { LuaScript } from './lua-script.js';
 import { EXPIRE_KEYS, RECORD_ITEMS, REMEMBER, STAGE_ITEMS } from './lua/sync-staging.lua.js';
 import type { RedisClient } from './redis-connection.js';
-import { storeCall } from './redis-errors.js';
+import { execPipeline, storeCall } from './redis-errors.js';
 
 const scripts = {
   record: new LuaScript(RECORD_ITEMS),
@@ -76,13 +76,9 @@ export class SyncStaging implements SnapshotLedger {
     const pipeline = this.redis.pipeline();
     for (const id of ids)
       pipeline.hget(this.keys.identity('user', id), 'o').exists(this.keys.doc('user', id));
-    const replies = (await storeCall(() => pipeline.exec())) ?? [];
+    const replies = await execPipeline(pipeline);
     return ids.map((_, n) => {
-      const [[ownerError, o] = [null, null], [docError, exists] = [null, 0]] = replies.slice(
-        2 * n,
-        2 * n + 2,
-      );
-      if (ownerError ?? docError) throw (ownerError ?? docError) as Error;
+      const [o, exists] = replies.slice(2 * n, 2 * n + 2);
       return typeof o === 'string' && o !== owner && exists === 1;
     });
   }

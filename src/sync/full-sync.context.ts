@@ -1,34 +1,26 @@
 import { BridgeError } from '../domain/errors.js';
-import type { SnapshotSource } from '../domain/snapshot-sink.js';
+import type { FullRead } from '../domain/input.js';
 import type { Logger } from '../ops/logger.js';
 import type { PlatformHealth } from '../reconcile/platform-health.js';
-import type { DesiredStateStore } from '../store/desired-state.store.js';
-import type { Keys } from '../store/keys.js';
-import type { RedisClient } from '../store/redis-connection.js';
-import type { ReconcileStateStore } from '../store/reconcile-state.store.js';
 import type { SyncPhase, SyncRecordStore } from '../store/sync-record.store.js';
+import type { SyncStore } from '../store/sync.store.js';
 import type { PlatformClient } from '../platform/platform.client.js';
 import type { ReconcileJobs } from './sync-stage.js';
 import type { GuardSettings, SourceCount } from './sync-guards.js';
 
 export interface FullSyncSettings extends GuardSettings {
   deprovision: 'deactivate' | 'delete';
-  /** The configured DIRECTORY_SOURCE (`none`, `file`, `ldap`, `scim`): the name its syncs record. */
-  sourceName: string;
   /** Listing pages requested at once. */
   concurrency: number;
 }
 
 export interface FullSyncDeps {
-  records: SyncRecordStore;
-  desired: DesiredStateStore;
-  state: ReconcileStateStore;
-  redis: RedisClient;
-  keys: Keys;
+  /** The store's port for syncs: records, each run's work, the desired and reconcile state. */
+  store: SyncStore;
   platform: PlatformClient;
   jobs: ReconcileJobs;
-  /** The configured directory source, if any, read as a stream (domain/snapshot-sink.ts). */
-  source?: SnapshotSource;
+  /** The inputs that can be read in full, by owner (domain/input.ts), each read as a stream. */
+  readers: ReadonlyMap<string, FullRead>;
   settings: FullSyncSettings;
   logger: Logger;
   /** Told what the sync's own requests found (its listing), as reconcile runs tell it theirs. */
@@ -89,7 +81,7 @@ export async function progress(
   done: number,
   total: number,
 ) {
-  await deps.records.update(syncId, { progress: { phase, done, total } });
+  await deps.store.records.update(syncId, { progress: { phase, done, total } });
 }
 
 /**
@@ -123,8 +115,4 @@ export class CancelWatch {
   abort(error: unknown): void {
     if (!this.signal.aborted) this.controller.abort(error);
   }
-}
-
-export async function checkCancel(deps: FullSyncDeps, syncId: string): Promise<void> {
-  if (await deps.records.cancelRequested(syncId)) throw new BridgeError('cancelled');
 }

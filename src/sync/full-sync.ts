@@ -1,13 +1,15 @@
-import { BridgeError, isBridgeError } from '../domain/errors.js';
+import { isOwner, type Owner } from '../domain/desired-change.js';
+import { isBridgeError } from '../domain/errors.js';
 import { newTrace } from '../platform/scim-http.js';
-import { SyncListing } from '../store/sync-listing.store.js';
-import { SyncStaging } from '../store/sync-staging.store.js';
+import { asBridgeError } from '../store/redis-errors.js';
+import type { SyncRecord } from '../store/sync-record.store.js';
 import { CancelWatch, PhaseTimes, progress, type FullSyncDeps, type HeldRun } from './full-sync.context.js';
 import { judge, type Verdict } from './sync-guards.js';
 import { planRun, type Planned } from './sync-plan-run.js';
-import { readAndList, scopeOf, type RunContext } from './sync-read.js';
+import { readAndList, type RunContext } from './sync-read.js';
+import { modeOf } from './run-mode.js';
 import { planReport, summarise, summaryBase } from './sync-report.js';
-import { commitSource, stagePlan } from './sync-commit.js';
+import { commitSource } from './sync-commit.js';
 import { runStage } from './sync-stage.js';
 import { reconcileOtherGroups } from './other-groups.js';
 import { recordedError } from '../domain/sync-error.js';
@@ -31,33 +33,31 @@ export { resolveLimit } from './sync-guards.js';
  */
 export async function runFullSync(deps: FullSyncDeps, syncId: string, approved = false): Promise<void> {
   const started = Date.now();
-  const record = await deps.records.get(syncId);
+  const record = await deps.store.records.get(syncId);
   if (!record) throw new Error(`sync ${syncId} has no record`);
-  await deps.records.update(syncId, {
+  await deps.store.records.update(syncId, {
     state: 'running',
-    ...(approved ? {} : { startedAt: deps.records.clock.now() }),
+    ...(approved ? {} : { startedAt: deps.store.records.clock.now() }),
   });
-  const scope = scopeOf(deps, { record, approved });
+  const scope = scopeOf(record);
   const run: RunContext = {
     syncId,
     record,
-    approved,
+    mode: modeOf(record, approved),
     ...(scope === undefined ? {} : { scope }),
-    linkOnly: record.linkOnly,
-    staging: new SyncStaging(deps.redis, deps.keys, syncId, undefined, deps.desired.defaultOwner),
-    listing: new SyncListing(deps.redis, deps.keys, syncId, scope),
+    store: deps.store.forRun(syncId, scope),
     times: new PhaseTimes(),
-    cancel: new CancelWatch(deps.records, syncId),
+    cancel: new CancelWatch(deps.store.records, syncId),
     trace: newTrace(),
   };
   try {
     // An attempt interrupted earlier (a worker killed) may have left its work: plan afresh.
-    await run.staging.drop('run');
+    await run.store.staging.drop('run');
     const planned = await prepare(deps, run);
     const verdict = await decide(deps, run, planned);
-    if (verdict.held && !record.dryRun) return await hold(deps, run, planned, Date.now() - started);
-    if (!record.dryRun) await apply(deps, run, planned);
-    const heldFor = approved ? ((await deps.records.held<HeldRun>(syncId))?.elapsedMs ?? 0) : 0;
+    if (verdict.held && run.mode.writes) return await hold(deps, run, planned, Date.now() - started);
+    if (run.mode.writes) await apply(deps, run, planned);
+    const heldFor = approved ? ((await deps.store.records.held<HeldRun>(syncId))?.elapsedMs ?? 0) : 0;
     await finish(deps, run, planned, started - heldFor);
   } catch (error) {
     run.cancel.abort(error);
@@ -78,7 +78,7 @@ async function prepare(deps: FullSyncDeps, run: RunContext): Promise<Planned> {
   await progress(deps, run.syncId, 'reading-source', 0, 0);
   const read = await readAndList(deps, run);
   const { count } = read.source;
-  await deps.records.update(run.syncId, {
+  await deps.store.records.update(run.syncId, {
     source: count.name,
     ...(count.users === undefined ? {} : { sourceUsers: count.users }),
     ...(count.owner === undefined ? {} : { owner: count.owner }),
@@ -93,23 +93,24 @@ async function prepare(deps: FullSyncDeps, run: RunContext): Promise<Planned> {
  * removes nothing: it is never held.
  */
 async function decide(deps: FullSyncDeps, run: RunContext, planned: Planned): Promise<Verdict> {
-  const judged = await judge(deps.records, run.syncId, deps.settings, {
+  const judged = await judge(deps.store.records, run.syncId, deps.settings, {
     source: planned.read.source.count,
     deprovision: planned.tally.counts.users.deprovision,
     managedUsers: planned.read.managedUsers,
   });
   // An approved run applies what it finds now: the operator has seen the plan and released it.
-  const release = run.approved || run.linkOnly;
-  const verdict: Verdict = release ? { ...judged, held: false, reasons: [] } : judged;
+  const verdict: Verdict = run.mode.mayHold ? judged : { ...judged, held: false, reasons: [] };
   const options = {
     verdict,
     source: planned.read.source.count,
-    approved: run.approved,
+    approved: run.mode.name === 'approved',
     settings: deps.settings,
     ownedElsewhere: planned.ownedElsewhere,
     link: planned.link,
   };
-  await deps.records.update(run.syncId, { plan: planReport(planned.tally, options, planned.memberNames) });
+  await deps.store.records.update(run.syncId, {
+    plan: planReport(planned.tally, options, planned.memberNames),
+  });
   return verdict;
 }
 
@@ -119,16 +120,22 @@ async function decide(deps: FullSyncDeps, run: RunContext, planned: Planned): Pr
  */
 async function apply(deps: FullSyncDeps, run: RunContext, planned: Planned): Promise<void> {
   run.times.start('writingDesiredState');
-  await progress(deps, run.syncId, 'applying', 0, run.linkOnly ? 0 : planned.tally.totalChanges);
+  await progress(deps, run.syncId, 'applying', 0, run.mode.sendsToPlatform ? planned.tally.totalChanges : 0);
   await commitSource(deps, run);
-  if (run.linkOnly) return;
+  if (!run.mode.sendsToPlatform) return;
   const { observedAt } = planned.read;
   run.times.start('users');
-  await runStage(deps, run.syncId, 'applying', await stagePlan(deps, run, 'user'), observedAt);
+  await runStage(stageDeps(deps), run.syncId, 'applying', await run.store.plannedChanges('user'), observedAt);
   await reconcileOtherGroups(deps, run, observedAt);
   await run.cancel.check();
   run.times.start('groups');
-  await runStage(deps, run.syncId, 'applying', await stagePlan(deps, run, 'group'), observedAt);
+  await runStage(
+    stageDeps(deps),
+    run.syncId,
+    'applying',
+    await run.store.plannedChanges('group'),
+    observedAt,
+  );
 }
 
 /**
@@ -137,8 +144,8 @@ async function apply(deps: FullSyncDeps, run: RunContext, planned: Planned): Pro
  * was shown even after a worker restart. The listing and the plan go: approval plans again.
  */
 async function hold(deps: FullSyncDeps, run: RunContext, planned: Planned, elapsedMs: number): Promise<void> {
-  await run.staging.drop('run', ['removals']);
-  await run.staging.expire(0);
+  await run.store.staging.drop('run', ['removals']);
+  await run.store.staging.expire(0);
   const { tally } = planned;
   const removals = {
     users: tally.removedUsers.total,
@@ -146,8 +153,8 @@ async function hold(deps: FullSyncDeps, run: RunContext, planned: Planned, elaps
     memberships: tally.memberships.groups,
   };
   const work: HeldRun = { source: planned.read.source.count, elapsedMs, removals };
-  await deps.records.saveHeld(run.syncId, work);
-  await deps.records.update(run.syncId, {
+  await deps.store.records.saveHeld(run.syncId, work);
+  await deps.store.records.update(run.syncId, {
     state: 'awaiting-approval',
     progress: {
       phase: 'awaiting-approval',
@@ -162,11 +169,11 @@ async function hold(deps: FullSyncDeps, run: RunContext, planned: Planned, elaps
 }
 
 async function finish(deps: FullSyncDeps, run: RunContext, planned: Planned, started: number) {
-  const record = await deps.records.get(run.syncId);
+  const record = await deps.store.records.get(run.syncId);
   const base = summaryBase(planned.tally, run.trace.counts, planned.link);
   const summary = summarise(record, base, Date.now() - started);
-  const total = run.linkOnly ? 0 : planned.tally.totalChanges;
-  await deps.records.finish(run.syncId, 'completed', {
+  const total = run.mode.links ? 0 : planned.tally.totalChanges;
+  await deps.store.records.finish(run.syncId, 'completed', {
     summary: { ...summary, ...run.times.done() },
     progress: { phase: 'done', done: total, total },
   });
@@ -181,12 +188,14 @@ async function fail(deps: FullSyncDeps, syncId: string, error: unknown): Promise
   // A sync stopped by the platform (401/403, an outage) shows in the target's health, as a
   // reconcile run's would; the next request that succeeds sets it back.
   if (failure.side === 'platform') await deps.health?.failed(failure).catch(() => undefined);
-  await deps.records.finish(syncId, 'failed', { error: recordedError(failure) }).catch(() => undefined);
+  await deps.store.records.finish(syncId, 'failed', { error: recordedError(failure) }).catch(() => undefined);
 }
 
-function asBridgeError(error: unknown): BridgeError {
-  if (error instanceof BridgeError) return error;
-  return new BridgeError('internal', error instanceof Error ? error.message : String(error), {
-    cause: error,
-  });
+/** The input whose identities a run replaces (its record's); none: the desired state is its source. */
+function scopeOf(record: SyncRecord): Owner | undefined {
+  return record.owner !== undefined && isOwner(record.owner) ? record.owner : undefined;
+}
+
+function stageDeps(deps: FullSyncDeps) {
+  return { records: deps.store.records, jobs: deps.jobs };
 }

@@ -1,8 +1,5 @@
 import type { IdentityKind } from '../domain/identity.js';
-import { IdentityNameQueries } from '../store/identity-names.queries.js';
-import { storeCall } from '../store/redis-errors.js';
-import { StatusQueries } from '../store/status.queries.js';
-import type { FullSyncDeps } from './full-sync.context.js';
+import type { SyncStore } from '../store/sync.store.js';
 import { SAMPLE, type PlanTally, type RefusedItem } from './plan-tally.js';
 
 /** One identity a run leaves to another input, as the sync detail lists it. */
@@ -33,11 +30,11 @@ export interface OwnedElsewhere {
 }
 
 export async function ownedElsewhere(
-  deps: Pick<FullSyncDeps, 'redis' | 'keys'>,
+  store: SyncStore,
   scope: string,
   tally: PlanTally,
 ): Promise<OwnedElsewhere> {
-  const all = await new StatusQueries(deps.redis, deps.keys).ownerCounts();
+  const all = await store.ownerCounts();
   const owners = Object.fromEntries(Object.entries(all).filter(([owner]) => owner !== scope));
   const counts = Object.values(owners);
   const refused: OwnedItem[] = tally.refused.sample.map((r) => ({
@@ -48,7 +45,7 @@ export async function ownedElsewhere(
     refused: r.reason,
     ...(r.targetId === undefined ? {} : { targetId: r.targetId }),
   }));
-  const others = await sampleOwned(deps, Object.keys(owners), SAMPLE - refused.length);
+  const others = await store.sampleOwned(Object.keys(owners), SAMPLE - refused.length);
   return {
     users: counts.reduce((sum, c) => sum + c.users, 0),
     groups: counts.reduce((sum, c) => sum + c.groups, 0),
@@ -56,24 +53,4 @@ export async function ownedElsewhere(
     refused: { users: tally.refused.user, groups: tally.refused.group },
     sample: [...refused, ...others],
   };
-}
-
-/** The first identities of each owner (users, then groups), named, at most `limit` in all. */
-async function sampleOwned(
-  deps: Pick<FullSyncDeps, 'redis' | 'keys'>,
-  owners: readonly string[],
-  limit: number,
-): Promise<OwnedItem[]> {
-  const out: OwnedItem[] = [];
-  const names = new IdentityNameQueries(deps.redis, deps.keys);
-  for (const owner of owners) {
-    for (const kind of ['user', 'group'] as const) {
-      const room = limit - out.length;
-      if (room <= 0) return out;
-      const ids = await storeCall(() => deps.redis.zrange(deps.keys.owned(kind, owner), 0, room - 1));
-      const named = await names.names(kind, ids);
-      for (const id of ids) out.push({ kind, id, owner, name: named.get(id) ?? null });
-    }
-  }
-  return out;
 }

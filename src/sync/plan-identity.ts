@@ -7,9 +7,9 @@ import type { ListedResource } from '../store/sync-listing.store.js';
 import type { LinkCandidate, LinkTally } from './link-tally.js';
 import type { Claims } from './plan-claims.js';
 import type { PlanTally } from './plan-tally.js';
-import type { PlanWriter } from './plan-writer.js';
+import type { SyncPlanWriter } from '../store/sync-plan-writer.js';
 
-type Observed = ObservedUser | ObservedGroup;
+export type Observed = ObservedUser | ObservedGroup;
 
 /** A source identity with a desired state (staged or stored), as a chunk of the plan reads it. */
 export type Desired = ChunkIdentity & { json: string };
@@ -41,7 +41,7 @@ export interface DecisionSink {
   tally: PlanTally;
   /** A link-only run's tally. */
   link: LinkTally | undefined;
-  writer: PlanWriter;
+  writer: SyncPlanWriter;
   claims: Claims;
 }
 
@@ -100,7 +100,7 @@ export function planIdentity<R extends Observed>(
  */
 function linked<R extends Observed>(
   link: LinkTally,
-  writer: PlanWriter,
+  writer: SyncPlanWriter,
   { kind, item, name }: IdentityPlan<R>,
   decision: Decision,
 ): void {

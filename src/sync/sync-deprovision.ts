@@ -1,15 +1,7 @@
 import type { IdentityKind } from '../domain/identity.js';
 import { deprovisionLookup, planDeprovision } from '../domain/sync-plan.js';
-import {
-  notInSource,
-  sourceIdentities,
-  type NotInSource,
-  type WalkPhase,
-} from '../store/desired-state.bulk.js';
-import { storeCall } from '../store/redis-errors.js';
-import { StatusQueries } from '../store/status.queries.js';
-import { PlanWriter } from './plan-writer.js';
-import type { MergeContext } from './sync-merge.js';
+import type { NotInSource, WalkPhase } from '../store/sync-run.store.js';
+import type { MergeContext } from './plan-source.js';
 
 /**
  * The stored identities of the source that it no longer lists (SPEC §6): desired ones leave the
@@ -20,21 +12,11 @@ import type { MergeContext } from './sync-merge.js';
  * Walked a batch at a time.
  */
 export async function planSourceRemovals(ctx: MergeContext, kind: IdentityKind): Promise<void> {
-  const { deps, run, source } = ctx;
-  const ids = source[kind === 'user' ? 'users' : 'groups'];
-  const removals = run.staging.key('removals');
-  const scope = run.scope;
+  const { deps, run } = ctx;
   const phases = await phasesToWalk(ctx, kind);
-  const walk = sourceIdentities(deps.redis, deps.keys, kind, { phases, owner: scope });
-  for await (const { phase, ids: batch } of walk) {
+  for await (const { walked, missing } of run.store.missingFromSource(kind, phases)) {
     await run.cancel.check();
-    const missing = await notInSource(deps.redis, deps.keys, kind, ids, {
-      phase,
-      ids: batch,
-      removals,
-      scope,
-    });
-    const writer = new PlanWriter(deps.redis, run.staging);
+    const writer = run.store.planWriter();
     for (const identity of missing) if (identity.desired) writer.gone(kind, identity.id);
     const found = await resourcesOf(ctx, kind, missing);
     missing.forEach((identity, i) => {
@@ -44,7 +26,7 @@ export async function planSourceRemovals(ctx: MergeContext, kind: IdentityKind):
       writer.change(change, false);
     });
     await writer.flush();
-    await ctx.onChunk?.(batch.length);
+    await ctx.onChunk?.(walked);
   }
 }
 
@@ -55,18 +37,10 @@ export async function planSourceRemovals(ctx: MergeContext, kind: IdentityKind):
  * can only make the walk skip a removal (the next sync makes it), never add one.
  */
 async function phasesToWalk(ctx: MergeContext, kind: IdentityKind): Promise<Set<WalkPhase>> {
-  const { redis, keys } = ctx.deps;
-  const { scope } = ctx.run;
-  const [desired, managed, creating, managedDesired] = await Promise.all([
-    storeCall(() => redis.zcard(scope === undefined ? keys.all(kind) : keys.owned(kind, scope))),
-    storeCall(() => redis.scard(keys.managed(kind))),
-    storeCall(() => redis.scard(keys.creating(kind))),
-    new StatusQueries(redis, keys).managedAndDesired(kind),
-  ]);
+  const { desired, managed, creating, managedDesired } = await ctx.run.store.removalCounts(kind);
   const phases = new Set<WalkPhase>();
-  const ids = ctx.source[kind === 'user' ? 'users' : 'groups'];
   // Without a source the desired identities are the source: none of them is missing from it.
-  if (ids.mode === 'h' && desired !== ctx.storedInSource[kind]) phases.add('all');
+  if (ctx.run.scope !== undefined && desired !== ctx.storedInSource[kind]) phases.add('all');
   if (managed > managedDesired) phases.add('managed');
   if (creating > 0) phases.add('creating');
   return phases;
@@ -74,7 +48,7 @@ async function phasesToWalk(ctx: MergeContext, kind: IdentityKind): Promise<Set<
 
 /** Each identity's resource in the listing, by target id or by the externalId of a lost create. */
 async function resourcesOf(ctx: MergeContext, kind: IdentityKind, identities: readonly NotInSource[]) {
-  const { listing } = ctx.run;
+  const { listing } = ctx.run.store;
   const lookups = identities.map((identity) => deprovisionLookup(identity.known));
   const byExternal = lookups.flatMap((l) => (l && 'externalId' in l ? [l.externalId] : []));
   const resolved = await listing.byExternalId(kind, byExternal);

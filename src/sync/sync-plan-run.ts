@@ -1,12 +1,12 @@
 import type { ObservedUser } from '../domain/user-diff.js';
 import { collectGarbage } from '../ops/memory.js';
-import { storeCall } from '../store/redis-errors.js';
-import type { FullSyncDeps } from './full-sync.context.js';
+import { progress, type FullSyncDeps } from './full-sync.context.js';
 import { LINK_SAMPLE, LinkTally } from './link-tally.js';
 import { ownedElsewhere, type OwnedElsewhere } from './owned-elsewhere.js';
 import { PlanTally } from './plan-tally.js';
 import { planSourceRemovals } from './sync-deprovision.js';
-import { planSourceGroups, planSourceUsers, type MergeContext } from './sync-merge.js';
+import { groupRules, userRules } from './plan-kinds.js';
+import { planSource, type MergeContext } from './plan-source.js';
 import type { ReadResult, RunContext } from './sync-read.js';
 import type { MemberNames } from './sync-report.js';
 
@@ -32,7 +32,7 @@ const GC_EVERY = 10;
  */
 export async function planRun(deps: FullSyncDeps, run: RunContext, read: ReadResult): Promise<Planned> {
   const tally = new PlanTally();
-  const link = run.linkOnly ? new LinkTally() : undefined;
+  const link = run.mode.links ? new LinkTally() : undefined;
   let planned = 0;
   let chunks = 0;
   let reported = 0;
@@ -49,23 +49,25 @@ export async function planRun(deps: FullSyncDeps, run: RunContext, read: ReadRes
       if (++chunks % GC_EVERY === 0) collectGarbage();
       if (Date.now() - reported < PROGRESS_EVERY_MS) return;
       reported = Date.now();
-      await deps.records.update(run.syncId, { progress: { phase: 'planning', done: planned, total: 0 } });
+      await progress(deps, run.syncId, 'planning', planned, 0);
     },
   };
-  await planSourceUsers(ctx);
+  await planSource(ctx, userRules);
   // A link-only run removes nothing.
-  if (!link) await planSourceRemovals(ctx, 'user');
+  if (run.mode.removes) await planSourceRemovals(ctx, 'user');
   // Listed users matched by no desired identity and not managed (for any input): left alone.
   const { listed } = read;
   tally.unmanagedUsers = Math.max(0, listed.users - listed.managedUsers - ctx.claimedUnmanaged.user);
-  await planSourceGroups(ctx);
-  if (!link) await planSourceRemovals(ctx, 'group');
+  await planSource(ctx, groupRules);
+  if (run.mode.removes) await planSourceRemovals(ctx, 'group');
   if (link) await unmatchedOnPlatform(run, read, ctx.claimedUnmanaged, link);
   return {
     read,
     tally,
     ...(link ? { link } : {}),
-    ...(run.scope === undefined ? {} : { ownedElsewhere: await ownedElsewhere(deps, run.scope, tally) }),
+    ...(run.scope === undefined
+      ? {}
+      : { ownedElsewhere: await ownedElsewhere(deps.store, run.scope, tally) }),
     memberNames: await nameRemovedMembers(deps, run, tally),
   };
 }
@@ -83,7 +85,7 @@ async function unmatchedOnPlatform(
     group: Math.max(0, listed.groups - listed.managedGroups - claimed.group),
   };
   for (const kind of ['user', 'group'] as const) {
-    const named = await run.listing.unclaimed(
+    const named = await run.store.listing.unclaimed(
       kind,
       Math.max(0, LINK_SAMPLE - link.total('unmatchedOnPlatform')),
     );
@@ -105,11 +107,11 @@ async function nameRemovedMembers(
   const names: MemberNames = new Map();
   if (targetIds.length === 0) return names;
   const [ids, listed] = await Promise.all([
-    storeCall(() => deps.redis.hmget(deps.keys.targetIdIndex('user'), ...targetIds)),
-    run.listing.resources('user', targetIds),
+    deps.store.sourceIdsOf('user', targetIds),
+    run.store.listing.resources('user', targetIds),
   ]);
   targetIds.forEach((targetId, i) => {
-    const id = ids[i] ?? undefined;
+    const id = ids.get(targetId);
     const userName = (listed[i]?.resource as ObservedUser | undefined)?.userName;
     names.set(targetId, {
       ...(id === undefined ? {} : { id }),

@@ -1,42 +1,39 @@
+import type { Owner } from '../domain/desired-change.js';
+import type { FullRead } from '../domain/input.js';
 import { BridgeError } from '../domain/errors.js';
 import { sourceInvalid } from '../domain/snapshot.js';
 import { collectGarbage } from '../ops/memory.js';
 import { listPages } from '../platform/list-all.js';
 import { newTrace, type RequestTrace } from '../platform/scim-http.js';
-import type { SourceIds } from '../store/desired-state.bulk.js';
-import { StatusQueries } from '../store/status.queries.js';
-import type { SyncListing } from '../store/sync-listing.store.js';
-import type { SyncStaging } from '../store/sync-staging.store.js';
-import type { CancelWatch, FullSyncDeps, PhaseTimes } from './full-sync.context.js';
-import { refuseEmptySource, type SourceCount } from './sync-guards.js';
 import type { SyncRecord } from '../store/sync-record.store.js';
+import type { SyncRunStore } from '../store/sync-run.store.js';
+import { progress, type CancelWatch, type FullSyncDeps, type PhaseTimes } from './full-sync.context.js';
+import type { RunMode } from './run-mode.js';
+import { refuseEmptySource, type SourceCount } from './sync-guards.js';
 import { SourceStager } from './source-stager.js';
 
 /** One run of a full sync: what every phase shares. */
 export interface RunContext {
   syncId: string;
   record: SyncRecord;
-  /** The approved continuation of a held sync. */
-  approved: boolean;
+  /** What the run may do: apply, dry run, link-only, approved continuation (run-mode.ts). */
+  mode: RunMode;
   /**
-   * The input whose identities the run replaces (SPEC §6, Ownership): the directory's owner when
-   * it reads a source; absent when the desired state is the source (every input's identities).
+   * The input whose identities the run replaces (SPEC §6, Ownership): the input it reads, or the
+   * directory's owner for a pushed snapshot; absent when the desired state is the source (every
+   * input's identities).
    */
-  scope?: string;
-  /** Records the matches as managed; writes nothing to the platform (SPEC §6). */
-  linkOnly: boolean;
-  staging: SyncStaging;
-  listing: SyncListing;
+  scope?: Owner;
+  /** The run's work in the store: its staging, its listing index, its plan. */
+  store: SyncRunStore;
   times: PhaseTimes;
   cancel: CancelWatch;
   trace: RequestTrace;
 }
 
-/** The source a run plans from: its name and user count, and where its ids are. */
+/** The source a run plans from: its name and user count (the shrink guard's comparison). */
 export interface SourceView {
   count: SourceCount;
-  users: SourceIds;
-  groups: SourceIds;
 }
 
 /** What the listing found: distinct resources, and of them the targets of managed identities. */
@@ -70,28 +67,24 @@ const GC_EVERY_PAGES = 200;
  * given a user, so that a source listing none is refused before any request (SPEC §6, Guards).
  */
 export async function readAndList(deps: FullSyncDeps, run: RunContext): Promise<ReadResult> {
-  const status = new StatusQueries(deps.redis, deps.keys);
-  const managedUsers = await status.managedAndDesired('user', { owner: run.scope });
-  const observedAt = deps.records.clock.now();
-  // A link-only run removes nothing: an empty source is harmless there.
+  const managedUsers = await deps.store.managedAndDesired('user', run.scope);
+  const observedAt = deps.store.clock.now();
+  // A link-only run removes nothing (an empty source is harmless there); an approved one was judged.
   const refuse = (count: SourceCount) => {
-    if (!run.approved && !run.linkOnly) refuseEmptySource(count, managedUsers, run.record.allowEmpty);
+    if (run.mode.refusesEmpty) refuseEmptySource(count, managedUsers, run.record.allowEmpty);
   };
-  if (isStaged(run)) {
-    const source = await stagedSource(run);
+  const reader = run.scope === undefined ? undefined : deps.readers.get(run.scope);
+  if (isStaged(run) || !reader) {
+    const source = isStaged(run) ? await stagedSource(run) : storedSource(run);
     refuse(source.count);
     const listed = await run.times.measure('listingTarget', listPlatform(deps, run));
     return { source, listed, observedAt, managedUsers };
-  }
-  if (!deps.source) {
-    const listed = await run.times.measure('listingTarget', listPlatform(deps, run));
-    return { source: storedSource(deps), listed, observedAt, managedUsers };
   }
   let startListing = () => {};
   const gate = new Promise<void>((resolve) => (startListing = resolve));
   const read = async () => {
     try {
-      return await readDirectory(deps, run, refuse, startListing);
+      return await readSource(deps, run, reader, { refuse, startListing });
     } catch (error) {
       run.cancel.abort(error);
       throw error;
@@ -108,25 +101,14 @@ export async function readAndList(deps: FullSyncDeps, run: RunContext): Promise<
   return { source, listed, observedAt, managedUsers };
 }
 
-/** A pushed snapshot, or what a held sync kept of its directory: planned from its staging. */
-function isStaged(run: Pick<RunContext, 'record' | 'approved'>): boolean {
+/** A pushed snapshot, or what a held sync kept of its source: planned from its staging. */
+function isStaged(run: Pick<RunContext, 'record' | 'mode'>): boolean {
   const name = run.record.source;
-  return name === 'snapshot' || (run.approved && name !== undefined && name !== 'none');
-}
-
-/**
- * The input whose identities a run replaces: the configured directory's owner when it reads a
- * source (the directory, or a pushed snapshot); none when the desired state is its source.
- */
-export function scopeOf(
-  deps: FullSyncDeps,
-  run: Pick<RunContext, 'record' | 'approved'>,
-): string | undefined {
-  return isStaged(run) || deps.source ? deps.desired.defaultOwner : undefined;
+  return name === 'snapshot' || (run.mode.fromKeptSource && name !== undefined && name !== 'none');
 }
 
 async function stagedSource(run: RunContext): Promise<SourceView> {
-  const users = await run.staging.userCount();
+  const users = await run.store.staging.userCount();
   const recorded = run.record.sourceUsers ?? 0;
   if (run.record.staged !== true || users < recorded) {
     // Never fall back to something other than what was shown: a staging lost (Redis restarted
@@ -136,59 +118,58 @@ async function stagedSource(run: RunContext): Promise<SourceView> {
       `What sync ${run.syncId} kept of its source is gone from Redis; start a new sync`,
     );
   }
-  return stagingView(run, { name: run.record.source ?? 'snapshot', users, ...owned(run) });
+  return { count: { name: run.record.source ?? 'snapshot', users, ...owned(run) } };
 }
 
 function owned(run: RunContext): { owner?: string } {
   return run.scope === undefined ? {} : { owner: run.scope };
 }
 
-function storedSource(deps: FullSyncDeps): SourceView {
-  return {
-    count: { name: 'none' },
-    users: { key: deps.keys.all('user'), mode: 'z' },
-    groups: { key: deps.keys.all('group'), mode: 'z' },
-  };
+/** No source: the desired state is reconciled as it is. An input that can no longer be read fails. */
+function storedSource(run: RunContext): SourceView {
+  if (run.scope !== undefined) {
+    throw new BridgeError(
+      'source_unavailable',
+      `The input ${run.scope} can no longer be read in full (its configuration changed); start a new sync`,
+      { retryable: false },
+    );
+  }
+  return { count: { name: 'none' } };
 }
 
-function stagingView(run: RunContext, count: SourceCount): SourceView {
-  return {
-    count,
-    users: { key: run.staging.key('src:u:ids'), mode: 'h' },
-    groups: { key: run.staging.key('src:g:ids'), mode: 'h' },
-  };
-}
-
-async function readDirectory(
+async function readSource(
   deps: FullSyncDeps,
   run: RunContext,
-  refuse: (count: SourceCount) => void,
-  startListing: () => void,
+  reader: FullRead,
+  gate: { refuse: (count: SourceCount) => void; startListing: () => void },
 ): Promise<SourceView> {
-  const source = deps.source;
-  if (!source) throw new Error('no directory source');
-  await run.staging.drop('source');
+  const { staging } = run.store;
+  await staging.drop('source');
   let reported = 0;
-  const stager = new SourceStager(run.staging, async (read) => {
+  const stager = new SourceStager(staging, async (read) => {
     await run.cancel.check();
     if (Date.now() - reported < PROGRESS_EVERY_MS) return;
     reported = Date.now();
     const done = read.users + read.groups;
-    await deps.records.update(run.syncId, { progress: { phase: 'reading-source', done, total: 0 } });
+    await progress(deps, run.syncId, 'reading-source', done, 0);
   });
-  stager.onFirstUser = startListing;
+  stager.onFirstUser = gate.startListing;
   // A source that fails mid-stream: its batches settle before the run ends and deletes its work.
-  await source.stream(stager, { signal: run.cancel.signal }).catch(async (error: unknown) => {
+  await reader.stream(stager, { signal: run.cancel.signal }).catch(async (error: unknown) => {
     await stager.settle();
     throw error;
   });
   const verdict = await stager.finish();
-  if (!verdict.ok) throw sourceInvalid(source.label, verdict.total, verdict.problems);
-  const count = { name: deps.settings.sourceName, users: verdict.counts.users, ...owned(run) };
-  await deps.records.update(run.syncId, { source: count.name, sourceUsers: count.users, staged: '1' });
-  refuse(count);
-  startListing();
-  return stagingView(run, count);
+  if (!verdict.ok) throw sourceInvalid(reader.label, verdict.total, verdict.problems);
+  const count = { name: reader.sourceName, users: verdict.counts.users, ...owned(run) };
+  await deps.store.records.update(run.syncId, {
+    source: count.name,
+    sourceUsers: count.users,
+    staged: '1',
+  });
+  gate.refuse(count);
+  gate.startListing();
+  return { count };
 }
 
 /** Lists users and groups page by page into the sync's index; returns what it found. */
@@ -202,9 +183,7 @@ async function listPlatform(deps: FullSyncDeps, run: RunContext): Promise<Listed
     reported = Date.now();
     const done = pages.user[0]! + pages.group[0]!;
     const total = pages.user[1]! + pages.group[1]!;
-    void deps.records
-      .update(run.syncId, { progress: { phase: 'listing-target', done, total } })
-      .catch(() => undefined);
+    void progress(deps, run.syncId, 'listing-target', done, total).catch(() => undefined);
   };
   const managed = { user: 0, group: 0 };
   let indexed = 0;
@@ -215,7 +194,7 @@ async function listPlatform(deps: FullSyncDeps, run: RunContext): Promise<Listed
       trace: run.trace,
       onResources: async (resources) => {
         await run.cancel.check();
-        const { addedManaged } = await run.listing.indexPage(kind, resources);
+        const { addedManaged } = await run.store.listing.indexPage(kind, resources);
         managed[kind] += addedManaged;
         if (++indexed % GC_EVERY_PAGES === 0) collectGarbage();
       },
@@ -229,8 +208,8 @@ async function listPlatform(deps: FullSyncDeps, run: RunContext): Promise<Listed
   await bothOrNeither(run.cancel, users as Promise<number>, groups as Promise<number>);
   await deps.health?.succeeded();
   const [listedUsers, listedGroups] = await Promise.all([
-    run.listing.count('user'),
-    run.listing.count('group'),
+    run.store.listing.count('user'),
+    run.store.listing.count('group'),
   ]);
   return {
     users: listedUsers,

@@ -28,6 +28,12 @@ export interface StartRequest {
   linkOnly?: boolean;
 }
 
+/** The inputs a sync can read in full (their owners), and the configured directory's owner. */
+export interface SyncInputs {
+  readable: readonly string[];
+  directory: string;
+}
+
 export type StartOptions = Pick<StartRequest, 'input' | 'dryRun' | 'allowEmpty' | 'linkOnly'>;
 
 /**
@@ -44,12 +50,15 @@ export type SnapshotFeed = (sink: SnapshotSink) => Promise<StartOptions>;
 export class SyncService {
   private readonly holder: ResilientQueue<Queue<SyncJobData, unknown, SyncJobName>>;
 
-  /** `owner`: the input a sync writes as (the configured directory's), for a snapshot's checks. */
+  /**
+   * `inputs`: the owners of the inputs a sync can read in full, and the directory's — what a
+   * pushed snapshot replaces, and what a sync that names no input reads when it can.
+   */
   constructor(
     private readonly connection: RedisClient,
     queuePrefix: string,
     readonly records: SyncRecordStore,
-    private readonly owner: string = directoryOwner('directory'),
+    private readonly inputs: SyncInputs = { readable: [], directory: directoryOwner('directory') },
   ) {
     this.holder = new ResilientQueue(connection, () => {
       const queue = new Queue<SyncJobData, unknown, SyncJobName>(QUEUES.sync, {
@@ -71,8 +80,10 @@ export class SyncService {
    * is one — except for a link-only request, refused with 409 naming it (it is not what was asked).
    */
   async start(request: StartRequest): Promise<{ jobId: string; started: boolean }> {
+    const owner = this.inputToRead(request.input);
     const syncId = newSyncId(this.records.clock.now(), randomBytes(4).toString('hex'));
     const claim = await this.records.start(syncId, {
+      ...(owner === undefined ? {} : { owner }),
       dryRun: request.dryRun,
       trigger: request.trigger,
       allowEmpty: request.allowEmpty ?? false,
@@ -94,16 +105,19 @@ export class SyncService {
     const running = await this.records.activeSyncId();
     if (running) throw busy(running);
     const syncId = newSyncId(this.records.clock.now(), randomBytes(4).toString('hex'));
-    const staging = new SyncStaging(this.connection, this.records.keys, syncId, STAGING_TTL_MS, this.owner);
+    const owner = this.inputs.directory;
+    const staging = new SyncStaging(this.connection, this.records.keys, syncId, STAGING_TTL_MS, owner);
     const stager = new SourceStager(staging);
     try {
       const options = await feed(stager);
+      refuseOtherInput(options.input, owner);
       const verdict = await stager.finish();
       if (!verdict.ok) throw invalidSnapshot(verdict.total, verdict.problems);
       const claim = await this.records.start(syncId, {
         dryRun: options.dryRun,
         trigger,
         stagedUsers: verdict.counts.users,
+        owner,
         allowEmpty: options.allowEmpty ?? false,
         linkOnly: options.linkOnly ?? false,
       });
@@ -195,6 +209,24 @@ export class SyncService {
     return ended ? syncId : undefined;
   }
 
+  /**
+   * The input a sync reads: the one named (400 unless it can be read in full, naming those that
+   * can), else the directory when it can be read; none: the desired state is reconciled as it is.
+   */
+  private inputToRead(input: string | undefined): string | undefined {
+    const { readable, directory } = this.inputs;
+    if (input === undefined) return readable.includes(directory) ? directory : undefined;
+    if (readable.includes(input)) return input;
+    const can = readable.length === 0 ? 'none is configured' : `those that can: ${readable.join(', ')}`;
+    throw new BridgeError(
+      'invalid_input',
+      `The input ${JSON.stringify(input)} cannot be read in full (${can})`,
+      {
+        problems: [`input: not an input that can be read in full (${can})`],
+      },
+    );
+  }
+
   async get(syncId: string): Promise<SyncRecord | undefined> {
     return this.records.get(syncId);
   }
@@ -212,6 +244,14 @@ export class SyncService {
   async close(): Promise<void> {
     await this.holder.close();
   }
+}
+
+/** A pushed snapshot replaces the directory's identities: another input named with it is refused. */
+function refuseOtherInput(input: string | undefined, directory: string): void {
+  if (input === undefined || input === directory) return;
+  throw new BridgeError('invalid_input', `A snapshot replaces the directory's identities (${directory})`, {
+    problems: [`input: a snapshot is the directory's (${directory}); leave input out or name it`],
+  });
 }
 
 function busy(syncId: string): BridgeError {

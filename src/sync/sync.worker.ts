@@ -66,7 +66,7 @@ async function processSyncJob(
   }
   const syncId = job.data.syncId;
   if (!syncId) return;
-  const record = await deps.records.get(syncId);
+  const record = await deps.store.records.get(syncId);
   if (!record || record.state === 'completed' || record.state === 'failed') return;
   const started = Date.now();
   const log = deps.logger.child({ syncId, jobId: job.id });

@@ -19,6 +19,9 @@ import {
 import { ReconcileStateStore } from '../store/reconcile-state.store.js';
 import { SyncRecordStore } from '../store/sync-record.store.js';
 import { PlatformHealthStore } from '../store/platform-health.store.js';
+import { SyncStore } from '../store/sync.store.js';
+import type { Inputs } from '../domain/input.js';
+import { createInputs } from '../sources/inputs.js';
 import { migrateOwnersAtStart } from './migrate-owners.js';
 
 /** The desired state and its queue as one side of the bridge sees them, on one Redis connection. */
@@ -32,6 +35,8 @@ export interface StoreSide {
   producer: ReconcileProducer;
   api: DesiredStateApi;
   syncs: SyncService;
+  /** The store's port for full syncs (records, each run's work, the desired and reconcile state). */
+  sync: SyncStore;
   /** Okta Event Hook deliveries, queued for the okta-events worker. */
   oktaEvents: OktaEventProducer;
   /** The bridge's queues (reconcile, sync, okta-events), as their producers hold them now. */
@@ -43,7 +48,12 @@ export interface StoreSide {
  * `producer` for the HTTP side (fails fast: routes answer 503 when Redis is down), `worker` for the
  * workers (waits for Redis to come back).
  */
-export async function createStoreSide(config: Config, role: RedisRole, logger: Logger): Promise<StoreSide> {
+export async function createStoreSide(
+  config: Config,
+  role: RedisRole,
+  logger: Logger,
+  inputs: Inputs = createInputs(config),
+): Promise<StoreSide> {
   const redis = createRedis(config.redis, role, `scim-bridge-${role}`);
   redis.on('error', (error: Error) => logger.debug({ err: error.message, role }, 'redis connection error'));
   // A producer connection refuses commands until connected: give it a moment before serving, but
@@ -62,19 +72,18 @@ export async function createStoreSide(config: Config, role: RedisRole, logger: L
   const stopMigration = await migrateOwnersAtStart(redis, keys, directory, logger);
   const desired = new DesiredStateStore(redis, keys, clock, directory);
   const api = new DesiredStateApi(desired);
-  const syncs = new SyncService(
-    redis,
-    keys.queuePrefix(),
-    new SyncRecordStore(redis, keys, clock),
-    directory,
-  );
+  const records = new SyncRecordStore(redis, keys, clock);
+  const readable = [...inputs.readable().keys()];
+  const syncs = new SyncService(redis, keys.queuePrefix(), records, { readable, directory });
+  const state = new ReconcileStateStore(redis, keys, clock);
   const oktaEvents = new OktaEventProducer(redis, { queuePrefix: keys.queuePrefix() });
   return {
     redis,
     keys,
     clock,
     desired,
-    state: new ReconcileStateStore(redis, keys, clock),
+    state,
+    sync: new SyncStore(redis, keys, records, desired, state),
     health: new PlatformHealthStore(redis, keys),
     producer,
     api,

@@ -1,5 +1,5 @@
 import type { Worker } from 'bullmq';
-import type { SnapshotSource } from '../domain/snapshot-sink.js';
+import type { Inputs } from '../domain/input.js';
 import type { Config } from '../config/schema.js';
 import type { Logger } from '../ops/logger.js';
 import type { Metrics } from '../ops/metrics.js';
@@ -13,7 +13,7 @@ import { PlatformHealth } from '../reconcile/platform-health.js';
 import { createRequestGate } from '../platform/request-gate.js';
 import { RequestGateStore } from '../store/request-gate.store.js';
 import { ScimHttp } from '../platform/scim-http.js';
-import { oktaDirectoryFromConfig } from '../sources/webhook-routes.js';
+import { oktaApiFromConfig } from '../sources/okta/okta.input.js';
 import { PlatformClient } from '../platform/platform.client.js';
 import { createStoreSide, type StoreSide } from './store-side.js';
 
@@ -59,15 +59,15 @@ export async function startWorkerSide(
   config: Config,
   metrics: Metrics,
   logger: Logger,
-  options: { source?: SnapshotSource; targetToken?: () => string } = {},
+  options: { inputs: Inputs; targetToken?: () => string },
 ): Promise<WorkerSide> {
-  const store = await createStoreSide(config, 'worker', logger);
+  const store = await createStoreSide(config, 'worker', logger, options.inputs);
   const platform = createPlatformClient(config, store, metrics, logger, options.targetToken);
   const health = new PlatformHealth(store.health, metrics, logger, () => store.clock.now());
   const context: WorkerContext = { config, store, platform, health, metrics, logger };
   const reconcileWorker = startReconcileWorkers(context);
-  const syncWorker = await startSyncWorkers(context, options.source);
-  const okta = oktaDirectoryFromConfig(config);
+  const syncWorker = await startSyncWorkers(context, options.inputs);
+  const okta = oktaApiFromConfig(config);
   const oktaWorker = startOktaEventWorker(
     store.redis,
     {
@@ -125,24 +125,19 @@ function startReconcileWorkers({ config, store, platform, health, metrics, logge
 
 function startSyncWorkers(
   { config, store, platform, health, metrics, logger }: WorkerContext,
-  source: SnapshotSource | undefined,
+  inputs: Inputs,
 ) {
   return startSyncWorker(
     store.redis,
     {
-      records: store.syncs.records,
-      desired: store.desired,
-      state: store.state,
-      redis: store.redis,
-      keys: store.keys,
+      store: store.sync,
       platform,
       jobs: store.producer,
-      ...(source ? { source } : {}),
+      readers: inputs.readable(),
       settings: {
         deprovision: config.reconcile.deprovision,
         deprovisionLimit: config.reconcile.deprovisionLimit,
         sourceShrinkLimit: config.reconcile.sourceShrinkLimit,
-        sourceName: config.directory.source,
         concurrency: config.target.concurrency,
       },
       service: store.syncs,

@@ -1,7 +1,7 @@
 import { syncWorkParts, type Keys } from '../keys.js';
 
 /**
- * Lua scripts of the full reconciliations' records (src/sync/sync-record.store.ts). Key layout:
+ * Lua scripts of the full reconciliations' records (src/store/sync-record.store.ts). Key layout:
  * src/store/keys.ts; every key comes in KEYS, as syncRecordKeys builds them: [1] P:sync:active,
  * [2] P:sync:<id>, [3] P:sync:runs, [4] P:sync:<id>:pending, [5] P:sync:<id>:held, then every part
  * of the sync's work (P:sync:<id>:<part>: its staged source, listing index and plan).
@@ -22,7 +22,7 @@ export function syncRecordKeys(keys: Keys, syncId: string): string[] {
 /**
  * Claims the single active-sync slot and creates the record, or reports the sync holding it.
  * ARGV[1] sync id, [2] now, [3] dryRun, [4] trigger, [5] the number of users of a snapshot staged
- * with the request ('' for none), [6] allowEmpty, [7] linkOnly. A staged snapshot's keys lose their
+ * with the request ('' for none), [6] allowEmpty, [7] linkOnly, [8] the input it replaces ('' none). A staged snapshot's keys lose their
  * time to live only if the sync is held.
  */
 export const START = `
@@ -34,6 +34,7 @@ redis.call('SET', active, id)
 redis.call('HSET', record, 'state', 'queued', 'dryRun', ARGV[3], 'trigger', ARGV[4], 'createdAt', now,
   'progress', '{"phase":"queued","done":0,"total":0}', 'allowEmpty', ARGV[6], 'linkOnly', ARGV[7])
 if ARGV[5] ~= '' then redis.call('HSET', record, 'source', 'snapshot', 'sourceUsers', ARGV[5], 'staged', '1') end
+if ARGV[8] ~= '' then redis.call('HSET', record, 'owner', ARGV[8]) end
 redis.call('ZADD', runs, now, id)
 return {'started', id}
 `;

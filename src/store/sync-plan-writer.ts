@@ -1,10 +1,10 @@
 import type { IdentityKind } from '../domain/identity.js';
 import type { PlannedChange } from '../domain/sync-plan.js';
-import type { ConflictAccount } from '../store/conflicts.store.js';
-import type { SyncWorkPart } from '../store/keys.js';
-import type { RedisClient } from '../store/redis-connection.js';
-import { storeCall } from '../store/redis-errors.js';
-import type { SyncStaging } from '../store/sync-staging.store.js';
+import type { ConflictAccount } from './conflicts.store.js';
+import type { SyncWorkPart } from './keys.js';
+import type { RedisClient } from './redis-connection.js';
+import { execPipeline } from './redis-errors.js';
+import type { SyncStaging } from './sync-staging.store.js';
 
 const letter = (kind: IdentityKind) => (kind === 'user' ? 'u' : 'g');
 
@@ -21,7 +21,7 @@ export interface ParkConflict {
  * removals a hold would keep from being applied, the ids the source no longer lists, and the
  * identities to park once written.
  */
-export class PlanWriter {
+export class SyncPlanWriter {
   private readonly lists = new Map<SyncWorkPart, string[]>();
   private readonly sets = new Map<SyncWorkPart, string[]>();
   private readonly matches: string[] = [];
@@ -80,9 +80,7 @@ export class PlanWriter {
     this.sets.clear();
     this.matches.length = 0;
     if (commands === 0) return;
-    const results = await storeCall(() => pipeline.exec());
-    const failed = results?.find(([error]) => error !== null);
-    if (failed?.[0]) throw failed[0];
+    await execPipeline(pipeline);
   }
 
   private push(into: Map<SyncWorkPart, string[]>, part: SyncWorkPart, value: string): void {

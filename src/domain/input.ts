@@ -1,0 +1,87 @@
+import type { DesiredChange, Owner } from './desired-change.js';
+import type { ReadOptions, SnapshotSource } from './snapshot-sink.js';
+
+/**
+ * An input: one way identities reach the bridge (SPEC §5), and the owner of the identities it
+ * brings (SPEC §6, Ownership). What it can do is what it declares:
+ *
+ * - `push`: it accepts pushes — the IdP's SCIM requests, signed events, Okta's hooks — at a path
+ *   of the bridge's HTTP surface, enabled while its secret is set;
+ * - `full`: it can be read in full: a full sync reads it as a stream of items (a snapshot) and
+ *   replaces what it owns;
+ * - `delta`: it can be read for what changed since a watermark.
+ *
+ * The sources/ folder holds one module per input kind; wiring/ gathers them (sources/inputs.ts).
+ */
+export interface Input {
+  readonly owner: Owner;
+  readonly kind: InputKind;
+  readonly push?: PushCapability;
+  readonly full?: FullRead;
+  readonly delta?: DeltaRead;
+  /** What the input says of itself now (no I/O). */
+  health(): InputHealth;
+}
+
+export type InputKind = 'scim' | 'events' | 'okta' | 'directory';
+
+export interface PushCapability {
+  /** Where the bridge takes the pushes (`/scim/v2`, `/webhooks/events`, `/webhooks/okta`). */
+  readonly path: string;
+  /** Whether its secret is set (an unset secret answers 404 `not_enabled`). */
+  enabled(): boolean;
+}
+
+/** A source a full sync reads in full, and the name its records keep (`ldap`, `file`, `okta`…). */
+export interface FullRead extends SnapshotSource {
+  readonly sourceName: string;
+}
+
+/** What a delta read found since the watermark it was given. */
+export interface DeltaChanges {
+  /** The changes, in the order they happened, written as the input's own. */
+  readonly changes: readonly DesiredChange[];
+  /** The watermark after them: stored once they are applied, never before. */
+  readonly watermark: string;
+}
+
+/** A source read for its changes since a watermark (its kind says what the watermark is). */
+export interface DeltaRead {
+  readonly watermarkKind: string;
+  changesSince(watermark: string | undefined, options?: ReadOptions): Promise<DeltaChanges>;
+}
+
+export interface InputHealth {
+  /** `disabled`: configured off (no secret, no source); `failing`: its last reads failed. */
+  readonly state: 'ok' | 'failing' | 'disabled';
+  readonly detail?: string;
+}
+
+/** The inputs of a configuration, by owner name. */
+export class Inputs {
+  private readonly byOwner: ReadonlyMap<string, Input>;
+
+  constructor(inputs: readonly Input[]) {
+    this.byOwner = new Map(inputs.map((input) => [input.owner, input]));
+  }
+
+  all(): Input[] {
+    return [...this.byOwner.values()];
+  }
+
+  get(owner: string): Input | undefined {
+    return this.byOwner.get(owner);
+  }
+
+  /** The inputs a full sync can read, by owner. */
+  readable(): ReadonlyMap<string, FullRead> {
+    const out = new Map<string, FullRead>();
+    for (const input of this.byOwner.values()) if (input.full) out.set(input.owner, input.full);
+    return out;
+  }
+
+  /** The configured directory, when it can be read: what a sync that names no input reads. */
+  directory(): Input | undefined {
+    return this.all().find((input) => input.kind === 'directory' && input.full !== undefined);
+  }
+}
