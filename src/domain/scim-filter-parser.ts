@@ -93,19 +93,19 @@ class Parser {
 
   /** FILTER with `or` binding loosest. */
   parseOr(): FilterNode {
-    let left = this.parseAnd();
-    while (this.isWord('or')) {
-      this.take();
-      left = { kind: 'or', left, right: this.parseAnd() };
-    }
-    return left;
+    return this.parseChain('or', () => this.parseAnd());
   }
 
   parseAnd(): FilterNode {
-    let left = this.parseUnary();
-    while (this.isWord('and')) {
+    return this.parseChain('and', () => this.parseUnary());
+  }
+
+  /** Operands joined by one logical operator, left to right (RFC 7644 §3.4.2.2 precedence). */
+  private parseChain(word: 'and' | 'or', operand: () => FilterNode): FilterNode {
+    let left = operand();
+    while (this.isWord(word)) {
       this.take();
-      left = { kind: 'and', left, right: this.parseUnary() };
+      left = { kind: word, left, right: operand() };
     }
     return left;
   }

@@ -1,5 +1,5 @@
 import { diffGroup, groupBody } from '../domain/group-diff.js';
-import { platformExternalId, type DesiredGroup } from '../domain/identity.js';
+import type { DesiredGroup } from '../domain/identity.js';
 import type { IdentityKindRules, Intent } from './identity-kind.js';
 import {
   decision,
@@ -18,10 +18,8 @@ import { deleteTarget } from './platform-writes.js';
 export const groupKind: IdentityKindRules<'group'> = {
   kind: 'group',
   readState: (deps, id) => deps.state.groupState(id),
-  lookups: (desired) => [
-    { attribute: 'externalId', value: platformExternalId(desired) },
-    { attribute: 'displayName', value: desired.displayName },
-  ],
+  nameAttribute: 'displayName',
+  name: (desired) => desired.displayName,
   intend: groupIntent,
   deprovision: (deps, { id, targetId }, run) => deleteTarget(deps, 'group', id, targetId, run),
 };

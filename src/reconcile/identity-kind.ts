@@ -3,6 +3,7 @@ import type { DesiredGroup, DesiredUser, IdentityKind } from '../domain/identity
 import type { PatchOperation } from '../domain/scim-patch.js';
 import type { ObservedUser } from '../domain/user-diff.js';
 import type { IdentityState } from '../store/reconcile-state.store.js';
+import { platformExternalId } from '../domain/identity.js';
 import type { ReconcileDeps, ReconcileResult, ReconcileRun } from './reconcile-context.js';
 
 export type Desired<K extends IdentityKind> = K extends 'user' ? DesiredUser : DesiredGroup;
@@ -52,9 +53,21 @@ export interface ManagedTarget<K extends IdentityKind> {
 export interface IdentityKindRules<K extends IdentityKind> {
   kind: K;
   readState(deps: ReconcileDeps, id: string): Promise<IdentityState<Desired<K>>>;
-  /** The look-ups, in order, for an identity without a known target id. */
-  lookups(desired: Desired<K>): Lookup[];
+  /** The attribute an identity is looked up by after its externalId (SPEC §6, Matching), and its value. */
+  nameAttribute: 'userName' | 'displayName';
+  name(desired: Desired<K>): string;
   /** May enqueue other identities first (a group's members not provisioned yet). */
   intend(deps: ReconcileDeps, desired: Desired<K>, run: ReconcileRun): Promise<Intent<K>>;
   deprovision(deps: ReconcileDeps, target: ManagedTarget<K>, run: ReconcileRun): Promise<ReconcileResult>;
+}
+
+/** The look-ups, in order, for an identity without a known target id: its externalId, then its name. */
+export function lookupsOf<K extends IdentityKind>(
+  rules: IdentityKindRules<K>,
+  desired: Desired<K>,
+): Lookup[] {
+  return [
+    { attribute: 'externalId', value: platformExternalId(desired) },
+    { attribute: rules.nameAttribute, value: rules.name(desired) },
+  ];
 }

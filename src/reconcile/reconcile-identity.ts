@@ -1,7 +1,13 @@
 import { BridgeError, isBridgeError } from '../domain/errors.js';
 import { platformExternalId, type IdentityKind } from '../domain/identity.js';
 import type { IdentityState } from '../store/reconcile-state.store.js';
-import type { Desired, IdentityKindRules, Intent, Observed } from './identity-kind.js';
+import {
+  lookupsOf,
+  type Desired,
+  type IdentityKindRules,
+  type Intent,
+  type Observed,
+} from './identity-kind.js';
 import { claimLostCreate, matchOnPlatform, observe } from './matching.js';
 import { Parked } from './parked.js';
 import {
@@ -76,7 +82,7 @@ async function findOnPlatform<K extends IdentityKind>(
 ): Promise<{ observed?: Observed<K>; adopted: boolean }> {
   const sighting = await observe(deps, rules.kind, desired.id, state, run);
   if (sighting.resource || sighting.absent) return { observed: sighting.resource, adopted: sighting.adopted };
-  const found = await matchOnPlatform(deps, rules.kind, desired.id, rules.lookups(desired), run);
+  const found = await matchOnPlatform(deps, rules.kind, desired.id, lookupsOf(rules, desired), run);
   return found ? { observed: found, adopted: true } : { adopted: false };
 }
 
@@ -117,7 +123,7 @@ async function adoptConflicting<K extends IdentityKind>(
   detail: string | undefined,
   run: ReconcileRun,
 ): Promise<ReconcileResult> {
-  const found = await matchOnPlatform(deps, rules.kind, desired.id, rules.lookups(desired), run);
+  const found = await matchOnPlatform(deps, rules.kind, desired.id, lookupsOf(rules, desired), run);
   if (!found) {
     const message = `The platform reports a conflict but no matching ${rules.kind} was found`;
     throw new BridgeError('target_conflict', message, { retryable: true, detail, status: 409 });

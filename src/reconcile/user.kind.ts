@@ -1,4 +1,4 @@
-import { platformExternalId, type DesiredUser } from '../domain/identity.js';
+import type { DesiredUser } from '../domain/identity.js';
 import type { PatchOperation } from '../domain/scim-patch.js';
 import { diffUser, userBody } from '../domain/user-diff.js';
 import type { IdentityKindRules, Intent, ManagedTarget } from './identity-kind.js';
@@ -16,10 +16,8 @@ import { deleteTarget, writeChange } from './platform-writes.js';
 export const userKind: IdentityKindRules<'user'> = {
   kind: 'user',
   readState: (deps, id) => deps.state.userState(id),
-  lookups: (desired) => [
-    { attribute: 'externalId', value: platformExternalId(desired) },
-    { attribute: 'userName', value: desired.userName },
-  ],
+  nameAttribute: 'userName',
+  name: (desired) => desired.userName,
   intend: (deps, desired, run) => Promise.resolve(userIntent(deps, desired, run)),
   deprovision: deprovisionUser,
 };

@@ -1,13 +1,6 @@
 import { canonicalGroupJson, canonicalUserJson } from '../domain/canonical.js';
 import type { DesiredGroup, DesiredUser, IdentityKind } from '../domain/identity.js';
-import type {
-  ItemRef,
-  LedgerAnswer,
-  LedgerEntry,
-  MemberCheck,
-  SnapshotKind,
-  SnapshotLedger,
-} from '../domain/snapshot-ledger.js';
+import type * as Ledger from '../domain/snapshot-ledger.js';
 import { SCRATCH_TABLES, syncWorkParts, type Keys, type ScratchTable, type SyncWorkPart } from './keys.js';
 import { LuaScript } from './lua-script.js';
 import { EXPIRE_KEYS, RECORD_ITEMS, REMEMBER, STAGE_ITEMS } from './lua/sync-staging.lua.js';
@@ -24,7 +17,8 @@ const scripts = {
 /** A pushed snapshot's staging lives this long unless its sync is held (then until it ends). */
 export const STAGING_TTL_MS = 24 * 3600 * 1000;
 
-const letter = (kind: SnapshotKind | IdentityKind) => (kind === 'users' || kind === 'user' ? 'u' : 'g');
+const letter = (kind: Ledger.SnapshotKind | IdentityKind) =>
+  kind === 'users' || kind === 'user' ? 'u' : 'g';
 
 /**
  * What one full sync keeps of its source in Redis (P:sync:<id>:src:…, keys.ts): the ledger of the
@@ -32,7 +26,7 @@ const letter = (kind: SnapshotKind | IdentityKind) => (kind === 'users' || kind 
  * of the identities it changes, and the scratch tables a source reads with. Nothing of it grows the
  * process: every call handles one batch. Dropped when the sync ends (sync-record.lua.ts FINISH).
  */
-export class SyncStaging implements SnapshotLedger {
+export class SyncStaging implements Ledger.SnapshotLedger {
   /** `owner`: the input the sync writes as; other inputs' users may be named as group members. */
   constructor(
     private readonly redis: RedisClient,
@@ -46,7 +40,10 @@ export class SyncStaging implements SnapshotLedger {
     return this.keys.syncWork(this.syncId, part);
   }
 
-  async record(kind: SnapshotKind, entries: readonly LedgerEntry[]): Promise<LedgerAnswer[]> {
+  async record(
+    kind: Ledger.SnapshotKind,
+    entries: readonly Ledger.LedgerEntry[],
+  ): Promise<Ledger.LedgerAnswer[]> {
     const k = letter(kind);
     const keys = [this.key(`src:${k}:ids`), this.key(`src:${k}:names`), this.key(`src:${k}:ext`)];
     const args = entries.flatMap((e) => [encodeRef(e.ref), e.id ?? '', e.name ?? '', e.externalId ?? '']);
@@ -83,7 +80,7 @@ export class SyncStaging implements SnapshotLedger {
     });
   }
 
-  async defer(checks: readonly MemberCheck[]): Promise<void> {
+  async defer(checks: readonly Ledger.MemberCheck[]): Promise<void> {
     if (checks.length === 0) return;
     const key = this.key('src:members');
     const lines = checks.map((c) => JSON.stringify([encodeRef(c.group), c.position, c.member]));
@@ -96,7 +93,7 @@ export class SyncStaging implements SnapshotLedger {
     );
   }
 
-  async *deferred(batchSize: number): AsyncIterable<MemberCheck[]> {
+  async *deferred(batchSize: number): AsyncIterable<Ledger.MemberCheck[]> {
     const key = this.key('src:members');
     for (let start = 0; ; start += batchSize) {
       const lines = await storeCall(() => this.redis.lrange(key, start, start + batchSize - 1));
@@ -168,12 +165,12 @@ function scratch(table: string): SyncWorkPart {
 }
 
 /** An item ref as the ledger keeps it: its position, or [position, label, line] as JSON. */
-export function encodeRef(ref: ItemRef): string {
+export function encodeRef(ref: Ledger.ItemRef): string {
   if (ref.label === undefined && ref.line === undefined) return String(ref.index);
   return JSON.stringify([ref.index, ref.label ?? null, ref.line ?? null]);
 }
 
-export function decodeRef(text: string): ItemRef {
+export function decodeRef(text: string): Ledger.ItemRef {
   if (!text.startsWith('[')) return { index: Number(text) };
   const [index, label, line] = JSON.parse(text) as [number, string | null, number | null];
   return { index, ...(label === null ? {} : { label }), ...(line === null ? {} : { line }) };

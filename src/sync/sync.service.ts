@@ -1,12 +1,12 @@
 import { randomBytes } from 'node:crypto';
 import { Queue } from 'bullmq';
-import { directoryOwner } from '../domain/desired-change.js';
+import { directoryOwner, type Owner } from '../domain/desired-change.js';
 import { BridgeError } from '../domain/errors.js';
 import { recordedError } from '../domain/sync-error.js';
 import { invalidSnapshot } from '../domain/snapshot.js';
 import type { SnapshotSink } from '../domain/snapshot-sink.js';
 import type { RedisClient } from '../store/redis-connection.js';
-import { STAGING_TTL_MS, SyncStaging } from '../store/sync-staging.store.js';
+import type { SyncStore } from '../store/sync.store.js';
 import { SourceStager } from './source-stager.js';
 import type { SyncRecord, SyncRecordStore } from '../store/sync-record.store.js';
 import { approveJobId, newSyncId } from '../queue/job-ids.js';
@@ -31,7 +31,7 @@ export interface StartRequest {
 /** The inputs a sync can read in full (their owners), and the configured directory's owner. */
 export interface SyncInputs {
   readable: readonly string[];
-  directory: string;
+  directory: Owner;
 }
 
 export type StartOptions = Pick<StartRequest, 'input' | 'dryRun' | 'allowEmpty' | 'linkOnly'>;
@@ -54,12 +54,15 @@ export class SyncService {
    * `inputs`: the owners of the inputs a sync can read in full, and the directory's — what a
    * pushed snapshot replaces, and what a sync that names no input reads when it can.
    */
+  readonly records: SyncRecordStore;
+
   constructor(
-    private readonly connection: RedisClient,
+    connection: RedisClient,
     queuePrefix: string,
-    readonly records: SyncRecordStore,
+    private readonly store: SyncStore,
     private readonly inputs: SyncInputs = { readable: [], directory: directoryOwner('directory') },
   ) {
+    this.records = store.records;
     this.holder = new ResilientQueue(connection, () => {
       const queue = new Queue<SyncJobData, unknown, SyncJobName>(QUEUES.sync, {
         connection,
@@ -106,7 +109,7 @@ export class SyncService {
     if (running) throw busy(running);
     const syncId = newSyncId(this.records.clock.now(), randomBytes(4).toString('hex'));
     const owner = this.inputs.directory;
-    const staging = new SyncStaging(this.connection, this.records.keys, syncId, STAGING_TTL_MS, owner);
+    const { staging } = this.store.forRun(syncId, owner);
     const stager = new SourceStager(staging);
     try {
       const options = await feed(stager);

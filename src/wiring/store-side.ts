@@ -72,10 +72,10 @@ export async function createStoreSide(
   const stopMigration = await migrateOwnersAtStart(redis, keys, directory, logger);
   const desired = new DesiredStateStore(redis, keys, clock, directory);
   const api = new DesiredStateApi(desired);
-  const records = new SyncRecordStore(redis, keys, clock);
-  const readable = [...inputs.readable().keys()];
-  const syncs = new SyncService(redis, keys.queuePrefix(), records, { readable, directory });
   const state = new ReconcileStateStore(redis, keys, clock);
+  const sync = new SyncStore(redis, keys, new SyncRecordStore(redis, keys, clock), desired, state);
+  const readable = [...inputs.readable().keys()];
+  const syncs = new SyncService(redis, keys.queuePrefix(), sync, { readable, directory });
   const oktaEvents = new OktaEventProducer(redis, { queuePrefix: keys.queuePrefix() });
   return {
     redis,
@@ -83,7 +83,7 @@ export async function createStoreSide(
     clock,
     desired,
     state,
-    sync: new SyncStore(redis, keys, records, desired, state),
+    sync,
     health: new PlatformHealthStore(redis, keys),
     producer,
     api,

@@ -1,5 +1,6 @@
 import type { Config } from '../../config/schema.js';
 import type { Input } from '../../domain/input.js';
+import { pushInput } from '../push-input.js';
 import { OktaApiClient, type OktaDirectory } from './okta-api.client.js';
 
 /**
@@ -8,13 +9,7 @@ import { OktaApiClient, type OktaDirectory } from './okta-api.client.js';
  * user's full profile for a hook's event).
  */
 export function oktaInput(hookSecret: () => string): Input {
-  const enabled = () => hookSecret() !== '';
-  return {
-    owner: 'okta',
-    kind: 'okta',
-    push: { path: '/webhooks/okta', enabled },
-    health: () => (enabled() ? { state: 'ok' } : { state: 'disabled', detail: 'OKTA_HOOK_SECRET is unset' }),
-  };
+  return pushInput('okta', '/webhooks/okta', { value: hookSecret, setting: 'OKTA_HOOK_SECRET' });
 }
 
 /** Okta's API, when OKTA_ORG_URL and OKTA_API_TOKEN are both set. */
