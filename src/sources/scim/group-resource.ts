@@ -1,10 +1,10 @@
 import type { DesiredGroup } from '../../domain/identity.js';
 import type { StoredGroup } from '../../store/desired-state.queries.js';
 import { isPossibleId } from './resource-id.js';
+import { meta } from './resource-rules.js';
 import { invalid } from './scim-errors.js';
 import { isObject, type JsonObject } from './scim-json.js';
 import { GROUP_SCHEMA } from './scim-schema.js';
-import { meta } from './user-resource.js';
 
 /**
  * A SCIM Group (RFC 7643 §4.2): displayName, externalId and members, all managed on the target.

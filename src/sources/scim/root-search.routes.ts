@@ -1,13 +1,10 @@
 import { Router, type Request, type Response } from 'express';
-import { groupToScim } from './group-resource.js';
-import { groupSource } from './groups.routes.js';
+import { groupRules } from './groups.rules.js';
 import { searchParameters } from './list-request.js';
-import { parseProjection, project, wants } from './projection.js';
-import { search } from './resource-search.js';
+import { parseProjection } from './projection.js';
+import { findResources } from './resource.routes.js';
 import { listResponse, type ScimContext } from './scim-context.js';
-import { GROUP_SPEC, USER_SPEC } from './scim-schema.js';
-import { userToScim } from './user-resource.js';
-import { userSource } from './users.routes.js';
+import { userRules } from './users.rules.js';
 
 /**
  * `POST /.search` at the server root (RFC 7644 §3.4.3): one query across every resource type. The
@@ -25,24 +22,17 @@ export function rootSearchRouter(ctx: ScimContext): Router {
 async function searchAll(ctx: ScimContext, req: Request, res: Response): Promise<void> {
   const { filter, startIndex, count, attributes, excludedAttributes } = searchParameters(req.body);
   const base = ctx.base(req);
-  const userProjection = parseProjection(USER_SPEC, attributes, excludedAttributes);
-  const groupProjection = parseProjection(GROUP_SPEC, attributes, excludedAttributes);
-  const users = await search(userSource(ctx, base), ctx.queries, {
-    ...(filter ? { filter } : {}),
-    startIndex,
-    count,
-    related: wants(userProjection, 'groups'),
-  });
+  const userProjection = parseProjection(userRules.spec, attributes, excludedAttributes);
+  const groupProjection = parseProjection(groupRules.spec, attributes, excludedAttributes);
+  const only = filter ? { filter } : {};
+  const users = await findResources(ctx, userRules, base, { ...only, startIndex, count }, userProjection);
   // The groups' part of the sequence starts where the users' ends.
-  const groups = await search(groupSource(ctx, base), ctx.queries, {
-    ...(filter ? { filter } : {}),
+  const groupPage = {
+    ...only,
     startIndex: Math.max(1, startIndex - users.total),
-    count: count - users.records.length,
-    related: wants(groupProjection, 'members'),
-  });
-  const resources = [
-    ...users.records.map((record) => project(userToScim(record, base), userProjection)),
-    ...groups.records.map((record) => project(groupToScim(record, base), groupProjection)),
-  ];
+    count: count - users.resources.length,
+  };
+  const groups = await findResources(ctx, groupRules, base, groupPage, groupProjection);
+  const resources = [...users.resources, ...groups.resources];
   res.json(listResponse(resources, users.total + groups.total, startIndex));
 }

@@ -1,5 +1,5 @@
 import type { ErrorRequestHandler, Response } from 'express';
-import { BridgeError } from '../../domain/errors.js';
+import { BridgeError, type ErrorCode } from '../../domain/errors.js';
 import { toBridgeError } from '../../http/error-responses.js';
 
 /**
@@ -66,41 +66,45 @@ function failure(status: number, detail: string, scimType?: string, internal = f
   return { status, body: scimErrorBody(status, detail, scimType), internal };
 }
 
-function isJsonSyntaxError(error: unknown): boolean {
-  return (
-    typeof error === 'object' && error !== null && 'type' in error && error.type === 'entity.parse.failed'
-  );
+/** How an error code answers at the SCIM edge (RFC 7644 §3.12). */
+interface ScimAnswer {
+  status: number;
+  /** The scimType when the error names none; without one, none is sent. */
+  scimType?: ScimType;
+  /** Retry-After (seconds) when the error names no wait; without one, none is sent. */
+  retryAfterSeconds?: number;
+  /** A failure of the bridge's own (logged), answered with this detail: no internals. */
+  internal?: string;
 }
 
+const ANSWERS: Partial<Record<ErrorCode, ScimAnswer>> = {
+  invalid_input: { status: 400, scimType: 'invalidValue' },
+  unauthorized: { status: 401 },
+  not_found: { status: 404 },
+  conflict: { status: 409, scimType: 'uniqueness' },
+  payload_too_large: { status: 413 },
+  unsupported_media_type: { status: 415 },
+  rate_limited: { status: 429, retryAfterSeconds: 1 },
+  not_enabled: { status: 501 },
+  // The state store is briefly unreachable: the IdP retries.
+  store_unavailable: {
+    status: 503,
+    retryAfterSeconds: STORE_RETRY_AFTER_SECONDS,
+    internal: 'The bridge cannot reach its state store; retry later',
+  },
+};
+
+const INTERNAL: ScimAnswer = { status: 500, internal: 'Internal error' };
+
+/** Any failure as a SCIM Error; what it is, is the shared converter's to say (toBridgeError). */
 export function toScimFailure(error: unknown): ScimFailure {
-  if (isJsonSyntaxError(error)) return failure(400, 'The request body is not valid JSON', 'invalidSyntax');
   const bridgeError = toBridgeError(error);
-  const detail = bridgeError.detail ?? bridgeError.message;
-  switch (bridgeError.code) {
-    case 'invalid_input':
-      return failure(400, detail, bridgeError.scimType ?? 'invalidValue');
-    case 'unauthorized':
-      return failure(401, detail);
-    case 'not_found':
-      return failure(404, detail);
-    case 'conflict':
-      return failure(409, detail, bridgeError.scimType ?? 'uniqueness');
-    case 'payload_too_large':
-      return failure(413, detail);
-    case 'unsupported_media_type':
-      return failure(415, detail);
-    case 'not_enabled':
-      return failure(501, detail);
-    case 'rate_limited':
-      return { ...failure(429, detail), retryAfterSeconds: seconds(bridgeError.retryAfterMs, 1) };
-    case 'store_unavailable':
-      return {
-        ...failure(503, 'The bridge cannot reach its state store; retry later', undefined, true),
-        retryAfterSeconds: seconds(bridgeError.retryAfterMs, STORE_RETRY_AFTER_SECONDS),
-      };
-    default:
-      return failure(500, 'Internal error', undefined, true);
-  }
+  const answer = ANSWERS[bridgeError.code] ?? INTERNAL;
+  const detail = answer.internal ?? bridgeError.detail ?? bridgeError.message;
+  const scimType = answer.scimType === undefined ? undefined : (bridgeError.scimType ?? answer.scimType);
+  const out = failure(answer.status, detail, scimType, answer.internal !== undefined);
+  if (answer.retryAfterSeconds === undefined) return out;
+  return { ...out, retryAfterSeconds: seconds(bridgeError.retryAfterMs, answer.retryAfterSeconds) };
 }
 
 function seconds(ms: number | undefined, fallback: number): number {
@@ -113,6 +117,20 @@ export function sendScimFailure(res: Response, scimFailure: ScimFailure): void {
   }
   res.status(scimFailure.status).type('application/scim+json').json(scimFailure.body);
 }
+
+function isJsonSyntaxError(error: unknown): boolean {
+  return (
+    typeof error === 'object' && error !== null && 'type' in error && error.type === 'entity.parse.failed'
+  );
+}
+
+/**
+ * After the body parser: a body that is no JSON is RFC 7644 §3.12 invalidSyntax (the shared
+ * converter knows it only as invalid input). Other errors pass on unchanged.
+ */
+export const invalidJsonBody: ErrorRequestHandler = (error: unknown, _req, _res, next) => {
+  next(isJsonSyntaxError(error) ? invalid('invalidSyntax', 'The request body is not valid JSON') : error);
+};
 
 export const scimErrorHandler: ErrorRequestHandler = (error: unknown, req, res, _next) => {
   // scimmy-routers answers its own errors (e.g. 501 for /Bulk), then passes those >= 500 on.

@@ -7,13 +7,14 @@ import { DesiredStateQueries } from '../../store/desired-state.queries.js';
 import type { Keys } from '../../store/keys.js';
 import type { RedisClient } from '../../store/redis-connection.js';
 import { DesiredStateApi } from '../desired-state.api.js';
-import { groupsRouter } from './groups.routes.js';
+import { groupRules } from './groups.rules.js';
 import { KeyedLock } from './keyed-lock.js';
+import { resourceRouter } from './resource.routes.js';
 import { rootSearchRouter } from './root-search.routes.js';
 import type { ScimContext } from './scim-context.js';
-import { scimErrorHandler, sendScimFailure, toScimFailure } from './scim-errors.js';
+import { invalidJsonBody, scimErrorHandler, sendScimFailure, toScimFailure } from './scim-errors.js';
 import { discoveryRouter, rememberOrigin } from './scimmy-discovery.js';
-import { usersRouter } from './users.routes.js';
+import { userRules } from './users.rules.js';
 
 /**
  * The bridge's SCIM 2.0 server (RFC 7643/7644) for IdP push, mounted at /scim/v2 (SPEC §5.1).
@@ -81,9 +82,9 @@ export function scimRouter(deps: ScimRouterDeps): Router {
     next();
   });
   router.use(bearerAuth({ token: deps.token, realm: 'scim', reject: rejectUnauthorized }));
-  router.use(jsonBody(deps.bodyLimitBytes ?? DEFAULT_BODY_LIMIT, SCIM_TYPES));
-  router.use(usersRouter(context));
-  router.use(groupsRouter(context));
+  router.use(jsonBody(deps.bodyLimitBytes ?? DEFAULT_BODY_LIMIT, SCIM_TYPES), invalidJsonBody);
+  router.use(resourceRouter(context, userRules));
+  router.use(resourceRouter(context, groupRules));
   router.use(rootSearchRouter(context));
   router.all(['/Me', '/.search'], notImplemented);
   router.use(discoveryRouter());

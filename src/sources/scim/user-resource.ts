@@ -1,5 +1,6 @@
 import type { DesiredUser, Email, PersonName } from '../../domain/identity.js';
 import type { StoredUser } from '../../store/desired-state.queries.js';
+import { meta } from './resource-rules.js';
 import { invalid } from './scim-errors.js';
 import { isObject, type JsonObject } from './scim-json.js';
 import { ENTERPRISE_USER_SCHEMA, USER_SCHEMA } from './scim-schema.js';
@@ -47,19 +48,6 @@ export function userToScim(stored: StoredUser, base: string): JsonObject {
   if (isObject(enterprise)) out[ENTERPRISE_USER_SCHEMA] = enterprise;
   out.meta = meta('User', stored, `${base}/Users/${user.id}`);
   return out;
-}
-
-export function meta(
-  resourceType: string,
-  stored: { createdMs: number; modifiedMs: number },
-  location: string,
-): JsonObject {
-  return {
-    resourceType,
-    created: new Date(stored.createdMs).toISOString(),
-    lastModified: new Date(stored.modifiedMs).toISOString(),
-    location,
-  };
 }
 
 /**
