@@ -103,8 +103,7 @@ function featureRoutes(config: Config, store: StoreSide, secrets: LiveSecrets, p
       : scimRouter({
           token: secrets.scimToken,
           api: store.api,
-          redis: store.redis,
-          keys: store.keys,
+          queries: store.scimQueries,
           now: () => store.clock.now(),
           bodyLimitBytes: config.http.bodyLimitBytes,
           ...(config.http.publicUrl === '' ? {} : { baseUrl: `${config.http.publicUrl}/scim/v2` }),

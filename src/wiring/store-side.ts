@@ -6,6 +6,7 @@ import { OktaEventProducer } from '../queue/okta-events.producer.js';
 import { ReconcileProducer } from '../queue/reconcile.producer.js';
 import { SyncService } from '../sync/sync.service.js';
 import { DesiredStateApi } from '../sources/desired-state.api.js';
+import { DesiredStateQueries } from '../store/desired-state.queries.js';
 import { DesiredStateStore } from '../store/desired-state.store.js';
 import { createKeys, type Keys } from '../store/keys.js';
 import { RedisClock } from '../store/redis-clock.js';
@@ -35,6 +36,8 @@ export interface StoreSide {
   producer: ReconcileProducer;
   api: DesiredStateApi;
   syncs: SyncService;
+  /** The reads of the bridge's SCIM server: what the IdP pushed (owner `scim`). */
+  scimQueries: DesiredStateQueries;
   /** The store's port for full syncs (records, each run's work, the desired and reconcile state). */
   sync: SyncStore;
   /** Okta Event Hook deliveries, queued for the okta-events worker. */
@@ -84,6 +87,7 @@ export async function createStoreSide(
     desired,
     state,
     sync,
+    scimQueries: new DesiredStateQueries(redis, keys, { owner: 'scim' }),
     health: new PlatformHealthStore(redis, keys),
     producer,
     api,

@@ -2,7 +2,15 @@ import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEmbeddedRedis, type EmbeddedRedis } from '../../src/ops/embedded-redis.js';
 import { MAX_ATTRIBUTE_NAMES, MAX_START_INDEX } from '../../src/sources/scim/list-request.js';
-import { SEARCH_REQUEST, startScimFixture, TOKEN, type ScimFixture } from '../support/scim-fixture.js';
+import {
+  SEARCH_REQUEST,
+  startScimFixture,
+  TOKEN,
+  USER_SCHEMA,
+  type ScimFixture,
+} from '../support/scim-fixture.js';
+
+const GROUP_SCHEMA = 'urn:ietf:params:scim:schemas:core:2.0:Group';
 
 // Hostile SCIM query parameters and resource ids (issue 14, item 4, its SCIM part): numbers Redis
 // cannot take, attribute lists without end, ids no identity can have. Each gets a 400 invalidValue
@@ -71,6 +79,18 @@ describe('hostile SCIM query parameters', () => {
     const atLimit = Array.from({ length: MAX_ATTRIBUTE_NAMES }, () => 'userName').join(',');
     const page = await scim.get('/Users', { attributes: atLimit, count: '1' }).expect(200);
     expect(Object.keys(page.body.Resources[0]).sort()).toEqual(['id', 'schemas', 'userName']);
+  });
+
+  it('refuses a write whose attribute list is over the bound before storing anything', async () => {
+    const many = Array.from({ length: MAX_ATTRIBUTE_NAMES + 1 }, () => 'id').join(',');
+    const user = { schemas: [USER_SCHEMA], userName: 'never-stored@example.com' };
+    const created = await scim.post(`/Users?attributes=${many}`, user).expect(400);
+    expect(created.body.scimType).toBe('invalidValue');
+    const group = { schemas: [GROUP_SCHEMA], displayName: 'Never stored' };
+    await scim.post(`/Groups?excludedAttributes=${many}`, group).expect(400);
+    const users = await scim.get('/Users', { filter: 'userName eq "never-stored@example.com"' }).expect(200);
+    const groups = await scim.get('/Groups', { filter: 'displayName eq "Never stored"' }).expect(200);
+    expect([users.body.totalResults, groups.body.totalResults]).toEqual([0, 0]);
   });
 
   it('answers a SCIM 404 for ids no identity can have, on every method', async () => {

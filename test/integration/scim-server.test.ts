@@ -26,8 +26,7 @@ function scimApp(config: Config, store: StoreSide, logger: Logger = silentLogger
   const router = scimRouter({
     token: () => TOKEN,
     api: store.api,
-    redis: store.redis,
-    keys: store.keys,
+    queries: store.scimQueries,
     now: () => store.clock.now(),
   });
   return buildApp({

@@ -38,8 +38,7 @@ export async function serveScim(store: StoreSide, config: Config, token: string)
   const router = scimRouter({
     token: () => token,
     api: store.api,
-    redis: store.redis,
-    keys: store.keys,
+    queries: store.scimQueries,
     now: () => store.clock.now(),
   });
   const app = buildApp({

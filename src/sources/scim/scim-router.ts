@@ -3,9 +3,7 @@ import { BridgeError } from '../../domain/errors.js';
 import { checkPlatformRules } from '../../domain/platform-rules.js';
 import { bearerAuth, bearerToken } from '../../http/auth.js';
 import { jsonBody } from '../../http/body.js';
-import { DesiredStateQueries } from '../../store/desired-state.queries.js';
-import type { Keys } from '../../store/keys.js';
-import type { RedisClient } from '../../store/redis-connection.js';
+import type { DesiredStateQueries } from '../../store/desired-state.queries.js';
 import { DesiredStateApi } from '../desired-state.api.js';
 import { groupRules } from './groups.rules.js';
 import { KeyedLock } from './keyed-lock.js';
@@ -37,9 +35,11 @@ export interface ScimRouterDeps {
   token: () => string;
   /** Every accepted write goes through it (and so reaches the target). */
   api: DesiredStateApi;
-  /** A producer connection (fails fast when Redis is down) for the reads. */
-  redis: RedisClient;
-  keys: Keys;
+  /**
+   * The reads, scoped to what the IdP pushed (owner `scim`), on a producer connection (fails fast
+   * when Redis is down).
+   */
+  queries: DesiredStateQueries;
   /** The shared (Redis) clock. */
   now: () => number;
   /** Body size limit (HTTP_BODY_LIMIT); 1 MiB by default. */
@@ -61,7 +61,7 @@ export function scimRouter(deps: ScimRouterDeps): Router {
     api: platformChecked(deps.api),
     // The IdP sees and changes only what it pushed (SPEC §6, Ownership): another input's identity
     // is a SCIM 404 to it, and its filters do not find it.
-    queries: new DesiredStateQueries(deps.redis, deps.keys, { owner: 'scim' }),
+    queries: deps.queries,
     locks: new KeyedLock(),
     now: deps.now,
     base: (req) => bases.get(req) ?? requestBase(req) ?? '',
