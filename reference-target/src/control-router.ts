@@ -4,7 +4,7 @@ import type { BearerToken } from './bearer-auth.js';
 import type { FaultControls } from './fault-controls.js';
 import type { Recorder } from './recorder.js';
 import type { ResourceStore } from './resource-store.js';
-import { isScimError, ScimError } from './scim-errors.js';
+import { isScimError, ScimError } from './target-errors.js';
 import { seedTarget } from './seed.js';
 
 /**

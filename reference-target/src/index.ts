@@ -21,7 +21,7 @@ export type {
 } from './faults.js';
 export type { RecordedRequest, StatsOptions, TargetStats } from './recorder.js';
 export type { RequestLogger } from './request-log.js';
-export { isScimError, ScimError, type ScimErrorType } from './scim-errors.js';
+export { isScimError, ScimError, type ScimErrorType } from './target-errors.js';
 export type {
   ScimEmail,
   ScimGroup,

@@ -1,6 +1,6 @@
-import { attributeKey, matchesFilter, type MatchOptions } from './filter-match.js';
-import type { FilterNode } from './filter-syntax.js';
+import { filterMatcher, type MatchOptions } from './filter-tester.js';
 import type { ResourceTable } from './resource-table.js';
+import { hasSubAttribute, keyOfPath, type TargetFilter } from './target-filter.js';
 
 /**
  * Answers a filter from secondary indexes when it can: an equality on an indexed attribute gives
@@ -12,39 +12,44 @@ import type { ResourceTable } from './resource-table.js';
 /** The ids an equality on a canonical attribute path (`username`, `members.value`) can match, if indexed. */
 export type IndexLookup = (attribute: string, value: string) => ReadonlySet<string> | undefined;
 
-export function indexedCandidates(node: FilterNode, lookup: IndexLookup): ReadonlySet<string> | undefined {
+export function indexedCandidates(node: TargetFilter, lookup: IndexLookup): ReadonlySet<string> | undefined {
   const equality = stringEquality(node);
   if (equality !== undefined) return lookup(equality.attribute, equality.value);
-  if (node.kind === 'and') {
-    const left = indexedCandidates(node.left, lookup);
-    const right = indexedCandidates(node.right, lookup);
-    if (left === undefined || right === undefined) return left ?? right;
-    return left.size <= right.size ? left : right;
+  if (node.op === 'and') {
+    let narrowest: ReadonlySet<string> | undefined;
+    for (const filter of node.filters) {
+      const candidates = indexedCandidates(filter, lookup);
+      if (candidates !== undefined && (narrowest === undefined || candidates.size < narrowest.size))
+        narrowest = candidates;
+    }
+    return narrowest;
   }
-  if (node.kind === 'or') {
-    const left = indexedCandidates(node.left, lookup);
-    const right = indexedCandidates(node.right, lookup);
-    if (left === undefined || right === undefined) return undefined;
-    return new Set([...left, ...right]);
+  if (node.op === 'or') {
+    const union = new Set<string>();
+    for (const filter of node.filters) {
+      const candidates = indexedCandidates(filter, lookup);
+      if (candidates === undefined) return undefined;
+      for (const id of candidates) union.add(id);
+    }
+    return union;
   }
   return undefined;
 }
 
 /**
  * `attr eq "…"`, or a value filter holding just such an equality on a sub-attribute
- * (`members[value eq "…"]`): the attribute key (`attributeKey`) and the value; anything else undefined.
+ * (`members[value eq "…"]`): the attribute key (`keyOfPath`) and the value; anything else undefined.
  */
-function stringEquality(node: FilterNode): { attribute: string; value: string } | undefined {
-  if (node.kind === 'compare')
-    return node.operator === 'eq' && typeof node.value === 'string'
-      ? { attribute: attributeKey(node.path), value: node.value }
+function stringEquality(node: TargetFilter): { attribute: string; value: string } | undefined {
+  if (node.op === 'eq')
+    return typeof node.compValue === 'string'
+      ? { attribute: keyOfPath(node.attrPath), value: node.compValue }
       : undefined;
-  if (node.kind !== 'valuePath' || node.path.subAttribute !== undefined) return undefined;
-  const inner = node.filter;
-  if (inner.kind !== 'compare' || inner.path.schema !== undefined || inner.path.subAttribute !== undefined)
-    return undefined;
-  if (inner.operator !== 'eq' || typeof inner.value !== 'string') return undefined;
-  return { attribute: attributeKey(inner.path, attributeKey(node.path)), value: inner.value };
+  if (node.op !== '[]' || hasSubAttribute(node.attrPath)) return undefined;
+  const inner = node.valFilter;
+  if (inner.op !== 'eq' || typeof inner.compValue !== 'string') return undefined;
+  if (inner.attrPath.includes(':') || hasSubAttribute(inner.attrPath)) return undefined;
+  return { attribute: keyOfPath(inner.attrPath, keyOfPath(node.attrPath)), value: inner.compValue };
 }
 
 export interface QueryResult<T> {
@@ -55,14 +60,14 @@ export interface QueryResult<T> {
 /** RFC 7644 §3.4.2: the matching resources in creation order, `count` of them from zero-based `offset`. */
 export function queryTable<T extends { id: string }>(
   table: ResourceTable<T>,
-  query: { filter?: FilterNode; offset: number; count: number },
+  query: { filter?: TargetFilter; offset: number; count: number },
   lookup: IndexLookup,
   options: MatchOptions,
 ): QueryResult<T> {
   const { filter, offset, count } = query;
   if (filter === undefined) return { totalResults: table.size, resources: table.page(offset, count) };
   const candidates = indexedCandidates(filter, lookup);
-  const matches = (resource: T): boolean => matchesFilter(filter, resource, options);
+  const matches = filterMatcher(filter, options);
   const found = candidates === undefined ? table.filter(matches) : table.inOrder(candidates).filter(matches);
   return { totalResults: found.length, resources: found.slice(offset, offset + count) };
 }

@@ -1,7 +1,6 @@
 import type { Request } from 'express';
-import { parseFilter } from './filter-parser.js';
-import type { FilterNode } from './filter-syntax.js';
-import { badRequest } from './scim-errors.js';
+import { badRequest } from './target-errors.js';
+import { parseTargetFilter, type TargetFilter } from './target-filter.js';
 
 /**
  * The query parameters of a SCIM list (RFC 7644 §3.4.2): `filter`, `startIndex` (1-based; below 1
@@ -10,7 +9,7 @@ import { badRequest } from './scim-errors.js';
  */
 
 export interface ListParameters {
-  filter?: FilterNode;
+  filter?: TargetFilter;
   startIndex: number;
   count: number;
 }
@@ -27,8 +26,8 @@ export function readListParameters(req: Request, pageCap: number): ListParameter
   const startIndex = Math.max(1, readInteger(req, 'startIndex') ?? 1);
   const count = Math.min(pageCap, Math.max(0, readInteger(req, 'count') ?? pageCap));
   if (filterText === undefined || filterText.trim() === '') return { startIndex, count };
-  // parseFilter throws a 400 invalidFilter naming the problem (RFC 7644 §3.4.2.2).
-  return { filter: parseFilter(filterText), startIndex, count };
+  // parseTargetFilter throws a 400 invalidFilter naming the problem (RFC 7644 §3.4.2.2).
+  return { filter: parseTargetFilter(filterText), startIndex, count };
 }
 
 function readInteger(req: Request, name: string): number | undefined {

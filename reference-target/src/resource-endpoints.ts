@@ -1,10 +1,10 @@
 import type { QueryResult } from './indexed-query.js';
-import { applyPatch, patchContext, type MutableResource } from './patch.js';
-import type { PatchOperation } from './patch-request.js';
+import type { PatchOperation } from './patch-message.js';
 import { GROUP_RESOURCE_SCHEMA, USER_RESOURCE_SCHEMA, type ResourceSchema } from './resource-schemas.js';
 import type { ListQuery, ResourceStore } from './resource-store.js';
 import { readGroup, readUser } from './resource-validation.js';
-import { notFound } from './scim-errors.js';
+import { notFound } from './target-errors.js';
+import { applyPatch, type MutableResource } from './target-patch.js';
 import type { ScimResource } from './scim-types.js';
 
 /**
@@ -26,7 +26,6 @@ const HTTP_BODY = { requireSchemas: true };
 const PATCHED_BODY = { requireSchemas: false };
 
 export function userEndpoint(store: ResourceStore): ResourceEndpoint {
-  const context = patchContext(USER_RESOURCE_SCHEMA);
   return {
     schema: USER_RESOURCE_SCHEMA,
     get: (id) => store.getUser(id),
@@ -34,7 +33,7 @@ export function userEndpoint(store: ResourceStore): ResourceEndpoint {
     replace: (id, body) => store.replaceUser(id, readUser(body, HTTP_BODY)),
     patch: (id, operations) => {
       const working = mutableCopy(store.getUser(id) ?? throwNotFound(id));
-      applyPatch(working, operations, context);
+      applyPatch(working, operations, USER_RESOURCE_SCHEMA);
       return store.replaceUser(id, readUser(working, PATCHED_BODY));
     },
     delete: (id) => store.deleteUser(id),
@@ -43,7 +42,6 @@ export function userEndpoint(store: ResourceStore): ResourceEndpoint {
 }
 
 export function groupEndpoint(store: ResourceStore): ResourceEndpoint {
-  const context = patchContext(GROUP_RESOURCE_SCHEMA);
   return {
     schema: GROUP_RESOURCE_SCHEMA,
     get: (id) => store.getGroup(id),
@@ -51,7 +49,7 @@ export function groupEndpoint(store: ResourceStore): ResourceEndpoint {
     replace: (id, body) => store.replaceGroup(id, readGroup(body, HTTP_BODY)),
     patch: (id, operations) => {
       const working = mutableCopy(store.getGroup(id) ?? throwNotFound(id));
-      applyPatch(working, operations, context);
+      applyPatch(working, operations, GROUP_RESOURCE_SCHEMA);
       return store.replaceGroup(id, readGroup(working, PATCHED_BODY));
     },
     delete: (id) => store.deleteGroup(id),

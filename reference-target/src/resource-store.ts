@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
-import type { FilterNode } from './filter-syntax.js';
 import { queryTable, type IndexLookup, type QueryResult } from './indexed-query.js';
 import { caseExactRule, GROUP_RESOURCE_SCHEMA, USER_RESOURCE_SCHEMA } from './resource-schemas.js';
 import { compact } from './compact.js';
 import { ResourceTable, ValueIndex } from './resource-table.js';
-import { badRequest, notFound, uniquenessConflict } from './scim-errors.js';
+import { badRequest, notFound, uniquenessConflict } from './target-errors.js';
+import type { TargetFilter } from './target-filter.js';
 import {
   GROUP_SCHEMA,
   USER_SCHEMA,
@@ -25,7 +25,7 @@ import {
  */
 
 export interface ListQuery {
-  filter?: FilterNode;
+  filter?: TargetFilter;
   /** Zero-based. */
   offset: number;
   count: number;

@@ -1,6 +1,6 @@
 import { getAttribute } from './attribute-lookup.js';
 import { compact } from './compact.js';
-import { badRequest } from './scim-errors.js';
+import { badRequest } from './target-errors.js';
 import {
   GROUP_SCHEMA,
   USER_SCHEMA,

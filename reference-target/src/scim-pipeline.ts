@@ -3,7 +3,7 @@ import type { BearerToken } from './bearer-auth.js';
 import type { FaultPlan } from './faults.js';
 import { normaliseRoute, type Recorder } from './recorder.js';
 import type { RequestLogger } from './request-log.js';
-import { sendScimFault } from './scim-errors.js';
+import { sendScimFault } from './target-errors.js';
 
 /**
  * What every SCIM request goes through before its handler: it is recorded, the fault plan decides

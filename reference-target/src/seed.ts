@@ -1,7 +1,7 @@
 import { getAttribute } from './attribute-lookup.js';
 import type { ResourceStore } from './resource-store.js';
 import { readGroup, readUser } from './resource-validation.js';
-import { badRequest, isScimError, ScimError } from './scim-errors.js';
+import { badRequest, isScimError, ScimError } from './target-errors.js';
 
 /**
  * Bulk insert for benchmarks that run the target in another process (`POST /__control/seed`).

@@ -1,7 +1,7 @@
 import express, { type Express } from 'express';
 import { controlRouter, type ControlParts } from './control-router.js';
 import { scimPipeline, type PipelineParts } from './scim-pipeline.js';
-import { scimRouter, type ScimRouterParts } from './scim-router.js';
+import { scimRouter, type ScimRouterParts } from './target-router.js';
 
 /** Where the platform serves SCIM, under its tenant base URL (the bridge's TARGET_URL). */
 export const SCIM_BASE_PATH = '/api/scim/v2';

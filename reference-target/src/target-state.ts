@@ -1,6 +1,6 @@
 import { groupAttributes, userAttributes, type ResourceStore } from './resource-store.js';
 import { readGroup, readUser } from './resource-validation.js';
-import { notFound } from './scim-errors.js';
+import { notFound } from './target-errors.js';
 import type { ScimEmail, ScimGroup, ScimName, ScimUser } from './scim-types.js';
 
 /**

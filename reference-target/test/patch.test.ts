@@ -4,6 +4,8 @@ import { ERROR_SCHEMA, patchOp, scim, startTarget, type Reply, type ScimObject }
 
 // Real reference target over real HTTP; nothing is faked.
 
+const ENTERPRISE = 'urn:ietf:params:scim:schemas:extension:enterprise:2.0:User';
+
 async function patchUser(
   target: ReferenceTarget,
   id: string,
@@ -147,6 +149,48 @@ describe('PATCH /Users (RFC 7644 §3.5.2)', () => {
     ]);
   });
 
+  it('reads attribute names in any case, and value filters with the filter rules (RFC 7643 §2.1, §2.2)', async () => {
+    const { target, id } = await withAda();
+    const reply = await patchUser(
+      target,
+      id,
+      { op: 'replace', path: 'Emails[Type eq "WORK"].Value', value: 'ada@new.example' },
+      { op: 'replace', path: 'NAME.familyname', value: 'Lovelace' },
+    );
+    expect(reply.status).toBe(200);
+    expect(reply.body.emails).toEqual([
+      { value: 'ada@new.example', type: 'work', primary: true },
+      { value: 'ada@home.example', type: 'home' },
+    ]);
+    expect(reply.body.name).toEqual({ givenName: 'Ada', familyName: 'Lovelace' });
+  });
+
+  it('replaces a value selected by a filter whole (§3.5.2.3)', async () => {
+    const { target, id } = await withAda();
+    const reply = await patchUser(target, id, {
+      op: 'replace',
+      path: 'emails[type eq "work"]',
+      value: { value: 'ada@new.example', type: 'work' },
+    });
+    expect(reply.body.emails).toEqual([
+      { value: 'ada@new.example', type: 'work' },
+      { value: 'ada@home.example', type: 'home' },
+    ]);
+  });
+
+  it('removes through a value filter that matches nothing, or an attribute that is not there, without error', async () => {
+    const target = await startTarget();
+    const bob = target.insertUser({ userName: 'bob@example.com' });
+    const reply = await patchUser(
+      target,
+      bob.id,
+      { op: 'remove', path: 'emails[type eq "work"]' },
+      { op: 'remove', path: 'name.givenName' },
+    );
+    expect(reply.status).toBe(200);
+    expect(target.getUser(bob.id)).toEqual(reply.body);
+  });
+
   it.each([
     ['remove without a path', { op: 'remove' }, 'noTarget'],
     ['removing the required userName', { op: 'remove', path: 'userName' }, 'mutability'],
@@ -156,6 +200,18 @@ describe('PATCH /Users (RFC 7644 §3.5.2)', () => {
     ['an unknown op', { op: 'move', path: 'active', value: true }, 'invalidSyntax'],
     ['a wrongly typed value', { op: 'replace', path: 'active', value: 'False' }, 'invalidValue'],
     ['a path-less replace with a non-object', { op: 'replace', value: 'x' }, 'invalidValue'],
+    ['a string added to a complex attribute', { op: 'add', path: 'name', value: 'x' }, 'invalidValue'],
+    [
+      'a sub-attribute of a multi-valued attribute',
+      { op: 'replace', path: 'emails.value', value: 'x' },
+      'invalidPath',
+    ],
+    ['a malformed value filter', { op: 'remove', path: 'emails[type eq work]' }, 'invalidPath'],
+    [
+      'an extension the platform lacks',
+      { op: 'replace', path: `${ENTERPRISE}:manager`, value: { value: 'm' } },
+      'invalidPath',
+    ],
   ])('rejects %s with 400 %s and changes nothing', async (_label, operation, scimType) => {
     const { target, id } = await withAda();
     const before = target.getUser(id);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseFilter } from '../src/filter-parser.js';
+import { parseTargetFilter as parseFilter } from '../src/target-filter.js';
 import { indexedCandidates } from '../src/indexed-query.js';
 import { filterQuery, scim, startTarget, type ListBody } from './scim-http.js';
 

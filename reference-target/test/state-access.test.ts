@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { isScimError } from '../src/scim-errors.js';
+import { isScimError } from '../src/target-errors.js';
 import { startTarget } from './scim-http.js';
 
 // The in-process state access of a real reference target; nothing is faked.

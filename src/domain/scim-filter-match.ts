@@ -4,8 +4,9 @@ import { logicalOperands } from './scim-filter-walk.js';
 /**
  * Evaluates a parsed filter against a resource (RFC 7644 §3.4.2.2). Attribute names match
  * case-insensitively (RFC 7643 §2.1); string values compare case-insensitively unless the attribute
- * is caseExact (RFC 7643 §2.2); a multi-valued attribute matches when any of its values matches; a
- * missing attribute simply does not match. `and` / `or` chains are evaluated in a loop over their
+ * is caseExact (RFC 7643 §2.2); a multi-valued attribute matches when any of its values matches
+ * (`ne` included: `emails.type ne "work"` holds for a user with a home address as well); a missing
+ * attribute matches only `ne` and `eq null`. `and` / `or` chains are evaluated in a loop over their
  * operands (scim-filter-walk.ts), so the stack grows with the filter's nesting, not with its length.
  */
 
@@ -79,9 +80,13 @@ function evaluateCompare(
   const path = canonicalPath(implicitValue ? { ...node.path, subAttribute: 'value' } : node.path, prefix);
   const caseExact = options.caseExact?.(path) ?? false;
   const leaves = implicitValue
-    ? values.map((value) => (isObject(value) ? lookupAttribute(value, 'value') : value))
+    ? values.flatMap((value) => (isObject(value) ? flatten(lookupAttribute(value, 'value')) : [value]))
     : values;
-  if (node.operator === 'ne') return !leaves.some((leaf) => compare(leaf, 'eq', node.value, caseExact));
+  // `ne` too matches when any value satisfies it (RFC 7644 §3.4.2.2: "the filter matches if any of
+  // the values of the specified attribute match the specified criterion"); an attribute with no
+  // value is null (RFC 7643 §2.5), which is not identical to any value.
+  if (node.operator === 'ne')
+    return leaves.length === 0 || leaves.some((leaf) => !compare(leaf, 'eq', node.value, caseExact));
   return leaves.some((leaf) => compare(leaf, node.operator, node.value, caseExact));
 }
 

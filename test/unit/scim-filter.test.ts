@@ -177,6 +177,15 @@ describe('matchesFilter', () => {
     expect(matches('emails co "home.example"')).toBe(true);
   });
 
+  it('matches ne when any value of a multi-valued attribute differs (RFC 7644 §3.4.2.2)', () => {
+    expect(matches('emails.type ne "work"')).toBe(true);
+    expect(matches('not (emails.type eq "work")')).toBe(false);
+    const workOnly = { emails: [{ value: 'a@work.example', type: 'work' }, { value: 'b@x.example' }] };
+    expect(matches('emails.type ne "work"', workOnly)).toBe(false);
+    expect(matches('emails ne "a@work.example"', workOnly)).toBe(true);
+    expect(matches('emails.type ne "work"', { emails: [] })).toBe(true);
+  });
+
   it('applies a value path to each value on its own', () => {
     expect(matches('emails[type eq "work" and value co "@work"]')).toBe(true);
     expect(matches('emails[type eq "home" and value co "@work"]')).toBe(false);

@@ -8,11 +8,11 @@ import {
 } from './discovery.js';
 import type { FaultPlan } from './faults.js';
 import { queryParameter, readListParameters } from './list-query.js';
-import { readPatchRequest } from './patch-request.js';
-import { project, readSelection, type AttributeSelection } from './projection.js';
+import { readPatchRequest } from './patch-message.js';
+import { project, readSelection, type AttributeSelection } from './target-projection.js';
 import { groupEndpoint, userEndpoint, type ResourceEndpoint } from './resource-endpoints.js';
 import type { ResourceStore } from './resource-store.js';
-import { badRequest, notFound, ScimError, sendScim, sendScimError, sendScimFault } from './scim-errors.js';
+import { badRequest, notFound, ScimError, sendScim, sendScimError, sendScimFault } from './target-errors.js';
 import { LIST_RESPONSE_SCHEMA, type ListResponse, type ScimResource } from './scim-types.js';
 
 /** The platform's `/api/scim/v2` endpoints (RFC 7644 §3), behind scim-pipeline.ts. */

@@ -1,6 +1,6 @@
-import { parsePath } from './filter-parser.js';
+import { readAttributePath, type AttributePath } from './attribute-path.js';
 import { findAttribute, isOwnSchema, type ResourceSchema } from './resource-schemas.js';
-import { badRequest, isScimError } from './scim-errors.js';
+import { badRequest } from './target-errors.js';
 
 /**
  * RFC 7644 §3.4.2.5 `attributes` / `excludedAttributes`: which attributes a response carries.
@@ -59,13 +59,9 @@ function parseList(parameter: string, text: string, schema: ResourceSchema): Sel
   return selection;
 }
 
-function parseEntry(parameter: string, entry: string): ReturnType<typeof parsePath> {
-  try {
-    const path = parsePath(entry);
-    if (path.valueFilter === undefined) return path;
-  } catch (error) {
-    if (!isScimError(error)) throw error;
-  }
+function parseEntry(parameter: string, entry: string): AttributePath {
+  const path = readAttributePath(entry);
+  if (path !== undefined) return path;
   throw badRequest('invalidValue', `${parameter}: ${JSON.stringify(entry)} is not an attribute path`);
 }
 

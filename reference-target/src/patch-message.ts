@@ -1,5 +1,5 @@
 import { getAttribute } from './attribute-lookup.js';
-import { badRequest } from './scim-errors.js';
+import { badRequest } from './target-errors.js';
 import { PATCH_OP_SCHEMA } from './scim-types.js';
 
 /** RFC 7644 §3.5.2: a PatchOp message, read strictly except that `op` is case-insensitive (Entra sends "Replace"). */
