@@ -125,7 +125,12 @@ export const configSchema = z
       oktaHookSecret: z.string(),
       metricsToken: z.string(),
     }),
-    okta: z.object({ orgUrl: optionalUrl(['https', 'http']), apiToken: z.string() }),
+    okta: z.object({
+      orgUrl: optionalUrl(['https', 'http']),
+      apiToken: z.string(),
+      // How often the System Log is read for events the hooks missed (0: never).
+      logPollSeconds: int(0, 86_400),
+    }),
     reconcile: z.object({
       deprovision: z.enum(['deactivate', 'delete'], { error: 'not deactivate or delete' }),
       deprovisionLimit: deprovisionLimitSchema,
@@ -140,6 +145,8 @@ export const configSchema = z
       source: z.enum(['none', 'file', 'ldap', 'scim'], { error: 'not a known source' }),
       // The directory's owner name (directory:<name>): what its identities belong to (SPEC §6).
       name: z.string().regex(DIRECTORY_NAME_PATTERN, 'not a directory name'),
+      // How often a source that can say what changed is read for it (0: full syncs only).
+      deltaSeconds: int(0, 86_400),
       file: z.object({ path: z.string() }),
       ldap: ldapSchema,
       scim: z.object({ url: optionalUrl(['http', 'https']), token: z.string(), pageSize: int(1, 1000) }),

@@ -61,6 +61,7 @@ export const SETTINGS: readonly Setting[] = [
   s('METRICS_TOKEN', 'inbound.metricsToken', 'string', 'a bearer token of at least 16 characters', true),
   s('OKTA_ORG_URL', 'okta.orgUrl', 'string', 'an https URL, e.g. https://acme.okta.com'),
   s('OKTA_API_TOKEN', 'okta.apiToken', 'string', 'an Okta API token', true),
+  s('OKTA_LOG_POLL_SECONDS', 'okta.logPollSeconds', 'integer', 'whole seconds, 0 for never'),
   s('DEPROVISION', 'reconcile.deprovision', 'string', 'deactivate or delete'),
   s(
     'DEPROVISION_LIMIT',
@@ -81,6 +82,7 @@ export const SETTINGS: readonly Setting[] = [
     'string',
     'lower-case letters, digits and .-_ (at most 63), e.g. hr-ldap',
   ),
+  s('DIRECTORY_DELTA_SECONDS', 'directory.deltaSeconds', 'integer', 'whole seconds, 0 for full syncs only'),
   s('DIRECTORY_FILE', 'directory.file.path', 'string', 'the path of a JSON snapshot file'),
   s('LDAP_URL', 'directory.ldap.url', 'string', 'an ldap:// or ldaps:// URL'),
   s('LDAP_BIND_DN', 'directory.ldap.bindDn', 'string', 'a DN, e.g. cn=bridge,dc=example,dc=com'),

@@ -37,18 +37,39 @@ export interface FullRead extends SnapshotSource {
   readonly sourceName: string;
 }
 
+/**
+ * Where a delta read stands in its source: `kind` says what `value` is (an accesslog time, an AD
+ * USN); `origin` names what answered (a server, its database or invocation id): a watermark from
+ * another origin is not trusted.
+ */
+export interface Watermark {
+  readonly kind: string;
+  readonly value: string;
+  readonly origin: string;
+}
+
 /** What a delta read found since the watermark it was given. */
 export interface DeltaChanges {
   /** The changes, in the order they happened, written as the input's own. */
   readonly changes: readonly DesiredChange[];
   /** The watermark after them: stored once they are applied, never before. */
-  readonly watermark: string;
+  readonly watermark: Watermark;
+  /** Entries the read took from the source (its cost). */
+  readonly entriesRead: number;
+  /** When the newest change happened at the source (ms), when the source says. */
+  readonly newestChangeAt?: number;
 }
 
-/** A source read for its changes since a watermark (its kind says what the watermark is). */
+/**
+ * A source read for its changes since a watermark. A watermark it cannot trust — it went backwards
+ * (a restore from backup), another server or database answers, the source no longer holds the
+ * changes since it — is refused with BridgeError `watermark_untrusted`: the input is then read in full.
+ */
 export interface DeltaRead {
   readonly watermarkKind: string;
-  changesSince(watermark: string | undefined, options?: ReadOptions): Promise<DeltaChanges>;
+  /** The source's position now: where deltas start after a full read that begins now. */
+  position(options?: ReadOptions): Promise<Watermark>;
+  changesSince(watermark: Watermark, options?: ReadOptions): Promise<DeltaChanges>;
 }
 
 export interface InputHealth {
@@ -77,6 +98,13 @@ export class Inputs {
   readable(): ReadonlyMap<string, FullRead> {
     const out = new Map<string, FullRead>();
     for (const input of this.byOwner.values()) if (input.full) out.set(input.owner, input.full);
+    return out;
+  }
+
+  /** The inputs also read for their changes since a watermark, by owner. */
+  deltas(): ReadonlyMap<string, DeltaRead> {
+    const out = new Map<string, DeltaRead>();
+    for (const input of this.byOwner.values()) if (input.delta) out.set(input.owner, input.delta);
     return out;
   }
 

@@ -25,6 +25,11 @@ function digest(text: string): string {
   return createHash('sha256').update(text).digest('hex').slice(0, 32);
 }
 
+/** The scheduler of one recurring read of an input (owner names hold ':'). */
+export function inputReadSchedulerId(read: string, owner: string): string {
+  return `${read}-${digest(owner)}`;
+}
+
 /** The job that continues a held sync once approved. */
 export function approveJobId(syncId: string): string {
   return `${syncId}-approve`;

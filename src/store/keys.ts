@@ -1,4 +1,7 @@
 import type { IdentityKind } from '../domain/identity.js';
+import type { SyncWorkPart } from './sync-work-parts.js';
+
+export { SCRATCH_TABLES, syncWorkParts, type ScratchTable, type SyncWorkPart } from './sync-work-parts.js';
 
 /**
  * Every Redis key of the bridge is built here. All keys start with the hash-tagged prefix, so one
@@ -79,12 +82,17 @@ import type { IdentityKind } from '../domain/identity.js';
  *     park           list   "<kind>\n<id>\n<conflict JSON>": identities parked once written (their
  *                           account is another input's; a link-only run's ambiguous matches)
  *     removals       set    "user:<id>" / "group:<id>" whose removal the run holds (kept while held)
+ *     delta          string a held delta's changes and the watermark after them (JSON), until it ends
  *                    The src: parts are what the sync kept of its source, so they stay while it is
  *                    held (approval plans again from them); a pushed snapshot's expire after 24 h
  *                    unless held.
  *   P:sync:active       string id of the running (or held) full reconciliation
  *   P:sync:runs         zset   sync ids by start time (history)
  *   P:events:<source>:<id>  string  seen webhook event ids (24 h)
+ *   P:input:wm:<owner>      string  an input's delta watermark (JSON: kind, value, origin)
+ *   P:input:fresh:<owner>   hash    an input's freshness: last read of its source (readAt, readKind),
+ *                              newest change applied (changeAt), failures in a row, last error, missed
+ *   P:input:removals:<owner> zset   "<run id>\n<count>" → time (ms): users its deltas removed, 24 h
  *   P:session:<digest>  string  a queue-board session (the SHA-256 of its cookie → the admin token's
  *                              HMAC it was opened with), expiring with the session
  *   P:q                 prefix of the BullMQ queues
@@ -96,48 +104,6 @@ import type { IdentityKind } from '../domain/identity.js';
  * and suffix — and forms the key as stem .. id .. suffix. Such keys share the prefix's hash tag,
  * hence the Cluster slot of the declared KEYS.
  */
-
-type K = 'u' | 'g';
-export type ScratchTable = 'userdn';
-export const SCRATCH_TABLES: readonly ScratchTable[] = ['userdn'];
-
-/** The parts of a full sync's work in Redis (P:sync:<syncId>:<part>, documented above). */
-export type SyncWorkPart =
-  | `src:${K}:${'ids' | 'names' | 'ext' | 'order' | 'docs'}`
-  | 'src:members'
-  | `src:scratch:${ScratchTable}`
-  | `ls:${K}:${'r' | 'x' | 'n'}`
-  | `plan:${K}`
-  | `planned:${K}`
-  | `gone:${K}`
-  | 'adopt'
-  | 'matched'
-  | 'removals'
-  | 'park';
-
-/** Every part, the source's first: what a sync's end deletes. */
-export function syncWorkParts(): { source: SyncWorkPart[]; run: SyncWorkPart[] } {
-  const both = <P extends string>(make: (k: K) => P): P[] => [make('u'), make('g')];
-  return {
-    source: [
-      ...(['ids', 'names', 'ext', 'order', 'docs'] as const).flatMap((n) =>
-        both((k) => `src:${k}:${n}` as const),
-      ),
-      'src:members',
-      ...SCRATCH_TABLES.map((t) => `src:scratch:${t}` as const),
-    ],
-    run: [
-      ...(['r', 'x', 'n'] as const).flatMap((n) => both((k) => `ls:${k}:${n}` as const)),
-      ...both((k) => `plan:${k}` as const),
-      ...both((k) => `planned:${k}` as const),
-      ...both((k) => `gone:${k}` as const),
-      'adopt',
-      'matched',
-      'removals',
-      'park',
-    ],
-  };
-}
 
 /** Keys that differ only by an id: stem + id + suffix. */
 export interface KeyFamily {
@@ -208,6 +174,9 @@ export interface Keys extends OwnershipKeys {
   syncActive(): string;
   syncRuns(): string;
   seenEvent(source: string, eventId: string): string;
+  inputWatermark(owner: string): string;
+  inputFreshness(owner: string): string;
+  inputRemovals(owner: string): string;
   adminSession(digest: string): string;
   queuePrefix(): string;
 }
@@ -254,6 +223,9 @@ export function createKeys(prefix: string): Keys {
     syncActive: () => `${p}:sync:active`,
     syncRuns: () => `${p}:sync:runs`,
     seenEvent: (source, eventId) => `${p}:events:${source}:${eventId}`,
+    inputWatermark: (owner) => `${p}:input:wm:${owner}`,
+    inputFreshness: (owner) => `${p}:input:fresh:${owner}`,
+    inputRemovals: (owner) => `${p}:input:removals:${owner}`,
     adminSession: (digest) => `${p}:session:${digest}`,
     queuePrefix: () => `${p}:q`,
   };

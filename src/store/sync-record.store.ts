@@ -1,5 +1,6 @@
 import type { IdentityKey } from '../domain/identity.js';
 import { formatKey } from '../domain/identity.js';
+import type { Watermark } from '../domain/input.js';
 import type { Keys } from './keys.js';
 import { LuaScript } from './lua-script.js';
 import { FINISH, START, syncRecordKeys } from './lua/sync-record.lua.js';
@@ -43,6 +44,8 @@ export interface SyncRecord {
   sourceUsers?: number;
   /** What the sync read of its source is staged in Redis (a pushed snapshot; a directory, once read). */
   staged?: boolean;
+  /** Where the source's delta reads continue once this sync is applied: its position as the read began. */
+  deltaFrom?: Watermark;
   /** Outcomes of the reconcile runs the sync waited on: "user:created" → n. */
   outcomes: Record<string, number>;
   /** Requests those runs sent, by method. */
@@ -115,7 +118,15 @@ export class SyncRecordStore {
     syncId: string,
     fields: Partial<
       Record<
-        'state' | 'startedAt' | 'progress' | 'plan' | 'source' | 'sourceUsers' | 'staged' | 'owner',
+        | 'state'
+        | 'startedAt'
+        | 'progress'
+        | 'plan'
+        | 'source'
+        | 'sourceUsers'
+        | 'staged'
+        | 'owner'
+        | 'deltaFrom',
         unknown
       >
     >,
@@ -259,6 +270,7 @@ function toRecord(jobId: string, hash: Record<string, string>): SyncRecord {
     ...(hash.source ? { source: hash.source } : {}),
     ...(hash.sourceUsers ? { sourceUsers: Number(hash.sourceUsers) } : {}),
     ...(hash.staged === '1' ? { staged: true } : {}),
+    ...(hash.deltaFrom ? { deltaFrom: json<Watermark>('deltaFrom') } : {}),
     outcomes: counters('c:'),
     requests: counters('r:'),
     cancelRequested: hash.cancel === '1',

@@ -7,6 +7,8 @@ import type { ReconcileStateStore } from './reconcile-state.store.js';
 import type { RedisClient } from './redis-connection.js';
 import { sliceSortedSet } from './redis-iterate.js';
 import { storeCall } from './redis-errors.js';
+import { DeltaStore } from './delta.store.js';
+import { InputFreshnessStore } from './input-freshness.store.js';
 import { StatusQueries } from './status.queries.js';
 import type { SyncRecordStore } from './sync-record.store.js';
 import { SyncRunStore, type Adoption, type Parking } from './sync-run.store.js';
@@ -28,13 +30,21 @@ export interface OwnedIdentity {
  * (a Redis outage is `store_unavailable`, whichever phase it hits).
  */
 export class SyncStore {
+  /** Watermarks, removals over the window and held deltas of the inputs read for changes. */
+  readonly deltas: DeltaStore;
+  /** How fresh each input is. */
+  readonly freshness: InputFreshnessStore;
+
   constructor(
     private readonly redis: RedisClient,
     private readonly keys: Keys,
     readonly records: SyncRecordStore,
     private readonly desired: DesiredStateStore,
     private readonly state: ReconcileStateStore,
-  ) {}
+  ) {
+    this.deltas = new DeltaStore(redis, keys);
+    this.freshness = new InputFreshnessStore(redis, keys);
+  }
 
   get clock() {
     return this.records.clock;
@@ -58,6 +68,21 @@ export class SyncStore {
   /** Writes a batch to the desired state as `owner`, with the sync's own dirty marks. */
   async writeDesired(changes: readonly DesiredChange[], owner: Owner): Promise<void> {
     await this.desired.apply(changes, { forSync: true, owner });
+  }
+
+  /**
+   * Writes a batch to the desired state as `owner`, as any input's change: its dirty marks reach the
+   * workers at once (a delta read's changes; a full sync enqueues its own: writeDesired).
+   */
+  async applyChanges(changes: readonly DesiredChange[], owner: Owner): Promise<void> {
+    await this.desired.apply(changes, { owner });
+  }
+
+  /** Of these ids, which are desired identities of `owner`. */
+  async ownedBy(kind: IdentityKind, owner: string, ids: readonly string[]): Promise<boolean[]> {
+    if (ids.length === 0) return [];
+    const scores = await storeCall(() => this.redis.zmscore(this.keys.owned(kind, owner), ...ids));
+    return scores.map((score) => score !== null);
   }
 
   async adopt(adoptions: readonly Adoption[]): Promise<void> {
@@ -90,6 +115,11 @@ export class SyncStore {
       }
     }
     return out;
+  }
+
+  /** userName / displayName by id, for the desired identities among `ids`. */
+  names(kind: IdentityKind, ids: readonly string[]): Promise<Map<string, string>> {
+    return new IdentityNameQueries(this.redis, this.keys).names(kind, ids);
   }
 
   /** The source id the bridge knows for each platform id. */

@@ -1,5 +1,5 @@
 import { BridgeError } from '../domain/errors.js';
-import type { FullRead } from '../domain/input.js';
+import type { DeltaRead, FullRead } from '../domain/input.js';
 import type { Logger } from '../ops/logger.js';
 import type { PlatformHealth } from '../reconcile/platform-health.js';
 import type { SyncPhase, SyncRecordStore } from '../store/sync-record.store.js';
@@ -21,6 +21,8 @@ export interface FullSyncDeps {
   jobs: ReconcileJobs;
   /** The inputs that can be read in full, by owner (domain/input.ts), each read as a stream. */
   readers: ReadonlyMap<string, FullRead>;
+  /** The inputs also read for their changes: a full read records where their deltas continue. */
+  deltas: ReadonlyMap<string, DeltaRead>;
   settings: FullSyncSettings;
   logger: Logger;
   /** Told what the sync's own requests found (its listing), as reconcile runs tell it theirs. */

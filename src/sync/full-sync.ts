@@ -170,6 +170,9 @@ async function hold(deps: FullSyncDeps, run: RunContext, planned: Planned, elaps
 
 async function finish(deps: FullSyncDeps, run: RunContext, planned: Planned, started: number) {
   const record = await deps.store.records.get(run.syncId);
+  // The input's deltas continue from where this read began (none for a dry run: nothing applied).
+  if (run.mode.writes && run.scope !== undefined && record?.deltaFrom)
+    await deps.store.deltas.setWatermark(run.scope, record.deltaFrom);
   const base = summaryBase(planned.tally, run.trace.counts, planned.link);
   const summary = summarise(record, base, Date.now() - started);
   const total = run.mode.links ? 0 : planned.tally.totalChanges;

@@ -145,6 +145,7 @@ async function readSource(
 ): Promise<SourceView> {
   const { staging } = run.store;
   await staging.drop('source');
+  await recordDeltaStart(deps, run);
   let reported = 0;
   const stager = new SourceStager(staging, async (read) => {
     await run.cancel.check();
@@ -170,6 +171,23 @@ async function readSource(
   gate.refuse(count);
   gate.startListing();
   return { count };
+}
+
+/**
+ * Where the input's delta reads continue once this read is applied: its source's position before
+ * the read begins, so that a change made while it reads is read again, never missed. A source that
+ * cannot say leaves its deltas waiting for the next full read.
+ */
+async function recordDeltaStart(deps: FullSyncDeps, run: RunContext): Promise<void> {
+  const delta = run.scope === undefined ? undefined : deps.deltas.get(run.scope);
+  if (!delta) return;
+  try {
+    const deltaFrom = await delta.position({ signal: run.cancel.signal });
+    await deps.store.records.update(run.syncId, { deltaFrom });
+  } catch (error) {
+    if (run.cancel.signal.aborted) throw error;
+    deps.logger.warn({ syncId: run.syncId, err: String(error) }, 'the source gave no delta position');
+  }
 }
 
 /** Lists users and groups page by page into the sync's index; returns what it found. */

@@ -18,7 +18,8 @@ export interface StartRequest {
   /** The input to read in full, by its owner name; the configured directory when absent. */
   input?: string;
   dryRun: boolean;
-  trigger: 'admin' | 'cli' | 'demo' | 'schedule';
+  /** Who asked: an operator, the schedule, or a delta read that could not continue (`delta`). */
+  trigger: 'admin' | 'cli' | 'demo' | 'schedule' | 'delta';
   /** The directory may really be empty: a source listing no users is not refused (SPEC §6, Guards). */
   allowEmpty?: boolean;
   /**
@@ -182,6 +183,7 @@ export class SyncService {
       return { ...record, cancelRequested: true };
     }
     if (job) await job.remove().catch(() => undefined);
+    await this.skipHeldDelta(syncId, record);
     const error = recordedError(new BridgeError('cancelled'));
     await this.records.finish(syncId, 'failed', { error });
     return { ...record, state: 'failed', error };
@@ -228,6 +230,17 @@ export class SyncService {
         problems: [`input: not an input that can be read in full (${can})`],
       },
     );
+  }
+
+  /**
+   * A held delta cancelled: none of it is applied, and its input's deltas continue after it (or
+   * they would hold the same changes again at once); the next full sync reads the source again and
+   * is judged by its own guards.
+   */
+  private async skipHeldDelta(syncId: string, record: SyncRecord): Promise<void> {
+    if (record.trigger !== 'delta' || record.state !== 'awaiting-approval') return;
+    const held = await this.store.deltas.held(syncId);
+    if (held) await this.store.deltas.setWatermark(held.owner, held.watermark);
   }
 
   async get(syncId: string): Promise<SyncRecord | undefined> {

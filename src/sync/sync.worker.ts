@@ -1,6 +1,7 @@
 import { Worker, type Job } from 'bullmq';
 import type { Logger } from '../ops/logger.js';
 import type { Metrics } from '../ops/metrics.js';
+import { applyApprovedDelta } from './delta-run.js';
 import { runApprovedSync, runFullSync, type FullSyncDeps } from './full-sync.js';
 import type { RedisClient } from '../store/redis-connection.js';
 import { QUEUES } from '../queue/queue-names.js';
@@ -75,7 +76,8 @@ async function processSyncJob(
     job.name === 'approve' ? 'approved sync continues' : 'full sync starts',
   );
   try {
-    if (job.name === 'approve') await runApprovedSync({ ...deps, logger: log }, syncId);
+    if (job.name === 'approve' && record.trigger === 'delta') await applyApprovedDelta(deps.store, syncId);
+    else if (job.name === 'approve') await runApprovedSync({ ...deps, logger: log }, syncId);
     else await runFullSync({ ...deps, logger: log }, syncId);
   } finally {
     await observe(deps, syncId, started);

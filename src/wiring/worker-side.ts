@@ -8,6 +8,9 @@ import { startOktaEventWorker } from '../queue/okta-events.worker.js';
 import { oktaEventProcessor } from '../sources/okta/okta-event.processor.js';
 import { startReconcileWorker } from '../queue/reconcile.worker.js';
 import { startSyncWorker } from '../sync/sync.worker.js';
+import { runDelta } from '../sync/delta-run.js';
+import { startInputReads } from '../queue/input-reads.worker.js';
+import type { Owner } from '../domain/desired-change.js';
 import type { ReconcileJobData } from '../queue/reconcile-job.js';
 import { PlatformHealth } from '../reconcile/platform-health.js';
 import { createRequestGate } from '../platform/request-gate.js';
@@ -82,6 +85,7 @@ export async function startWorkerSide(
     { queuePrefix: store.keys.queuePrefix() },
   );
   const feeder = startDirtyFeeder(store.state, (keys) => store.producer.enqueue(keys), logger);
+  const reads = await startReads(context, options.inputs);
   return {
     store,
     platform,
@@ -89,6 +93,7 @@ export async function startWorkerSide(
     syncWorker: syncWorker as unknown as Worker,
     close: async () => {
       feeder.stop();
+      await reads.close();
       await oktaWorker.close();
       await okta?.close();
       await syncWorker.close();
@@ -134,6 +139,7 @@ function startSyncWorkers(
       platform,
       jobs: store.producer,
       readers: inputs.readable(),
+      deltas: inputs.deltas(),
       settings: {
         deprovision: config.reconcile.deprovision,
         deprovisionLimit: config.reconcile.deprovisionLimit,
@@ -150,5 +156,30 @@ function startSyncWorkers(
       schedule: config.reconcile.syncSchedule,
       lockMs: config.reconcile.lockSeconds * 2000,
     },
+  );
+}
+
+/** The recurring pulls of the inputs: delta reads of the directory (DIRECTORY_DELTA_SECONDS). */
+function startReads({ config, store, logger }: WorkerContext, inputs: Inputs) {
+  const deltas = new Map(
+    [...inputs.deltas()].flatMap(([owner, read]) => {
+      const sourceName = inputs.get(owner)?.full?.sourceName;
+      return sourceName === undefined ? [] : [[owner, { read, sourceName }] as const];
+    }),
+  );
+  const deps = {
+    store: store.sync,
+    service: store.syncs,
+    deltas,
+    settings: { deprovisionLimit: config.reconcile.deprovisionLimit },
+    logger,
+  };
+  const everyMs = config.directory.deltaSeconds * 1000;
+  const schedules =
+    everyMs > 0 ? [...deltas.keys()].map((owner) => ({ name: 'delta' as const, owner, everyMs })) : [];
+  return startInputReads(
+    store.redis,
+    { read: { delta: (owner) => runDelta(deps, owner as Owner) }, logger },
+    { queuePrefix: store.keys.queuePrefix(), schedules },
   );
 }

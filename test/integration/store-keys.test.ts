@@ -81,6 +81,9 @@ function alternateKeys(tag: string): Keys {
     syncActive: () => `${tag}/sync-active`,
     syncRuns: () => `${tag}/sync-runs`,
     seenEvent: (source, eventId) => `${tag}/seen/${source}/${eventId}`,
+    inputWatermark: (owner) => `${tag}/inputs/watermark/${owner}`,
+    inputFreshness: (owner) => `${tag}/inputs/freshness/${owner}`,
+    inputRemovals: (owner) => `${tag}/inputs/removals/${owner}`,
     adminSession: (digest) => `${tag}/sessions/${digest}`,
     queuePrefix: () => `${tag}/q`,
   };

@@ -1,0 +1,41 @@
+/**
+ * Lua scripts of the inputs' own state (src/store/input-freshness.store.ts, src/store/delta.store.ts).
+ * Key layout: src/store/keys.ts; every key comes in KEYS.
+ */
+
+/**
+ * A read of an input's source that succeeded. KEYS[1] P:input:fresh:<owner>. ARGV[1] when (ms),
+ * [2] how (delta, poll, full), [3] when its newest change happened ('' none). Times only grow.
+ */
+export const READ_SUCCEEDED = `
+local key = KEYS[1]
+local function raise(field, value)
+  if value == '' then return end
+  local current = tonumber(redis.call('HGET', key, field) or '0')
+  if tonumber(value) > current then redis.call('HSET', key, field, value) end
+end
+raise('readAt', ARGV[1])
+raise('changeAt', ARGV[3])
+redis.call('HSET', key, 'readKind', ARGV[2], 'failures', '0')
+redis.call('HDEL', key, 'lastError')
+return 0
+`;
+
+/**
+ * Users an input's deltas removed within a window. KEYS[1] P:input:removals:<owner>. ARGV[1] now
+ * (ms), [2] the window (ms), [3] a run id and [4] its count to add ('' none). Entries older than
+ * the window go; returns the count within it (the added one included).
+ */
+export const REMOVALS_WITHIN = `
+local key, now, window = KEYS[1], tonumber(ARGV[1]), tonumber(ARGV[2])
+redis.call('ZREMRANGEBYSCORE', key, '-inf', now - window)
+if ARGV[3] ~= '' and tonumber(ARGV[4]) > 0 then
+  redis.call('ZADD', key, now, ARGV[3] .. '\\n' .. ARGV[4])
+  redis.call('PEXPIRE', key, window)
+end
+local total = 0
+for _, entry in ipairs(redis.call('ZRANGE', key, 0, -1)) do
+  total = total + tonumber(string.match(entry, '\\n(%d+)$') or '0')
+end
+return total
+`;
