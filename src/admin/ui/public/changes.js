@@ -4,34 +4,10 @@ import { api, enc } from './api.js';
 import { errorBox, fill, h } from './dom.js';
 
 /**
- * What GET /admin/sync/{jobId}/changes answers (the admin API's SyncChanges): a plan's changes by
- * action, or one of the lists beside them (what the run leaves to other inputs, a link-only run's).
+ * GET /admin/sync/{jobId}/changes answers a ChangePage: a plan's changes by action, or one of the
+ * lists beside them (what the run leaves to other inputs, a link-only run's).
  *
- * @typedef {'create' | 'update' | 'adopt' | 'deprovision' | 'ownedElsewhere' | 'linked'
- *   | 'unmatchedInSource' | 'unmatchedOnPlatform' | 'ambiguous'} Action
- * @typedef {{
- *   kind: 'user' | 'group';
- *   id: string | null;
- *   action: Action;
- *   targetId?: string;
- *   attributes?: string[];
- *   userName?: string | null;
- *   displayName?: string | null;
- *   owner?: string | null;
- *   refused?: string;
- *   candidates?: { targetId: string; by: string; name: string }[];
- * }} Change
- * @typedef {{
- *   jobId: string;
- *   action: Action | null;
- *   planned: boolean;
- *   total: number;
- *   recorded: number;
- *   totals: Record<Action, number>;
- *   offset: number;
- *   limit: number;
- *   items: Change[];
- * }} ChangePage
+ * @import { Action, Change, ChangePage } from '../api-types.js'
  */
 
 const PAGE = 25;

@@ -5,24 +5,7 @@ import { announce, errorBox, fill, h, heading, time } from './dom.js';
 
 /** @import { View } from './dom.js' */
 
-// What the view reads of GET /admin/conflicts; the JSON Schemas in src/admin/openapi.conflicts.ts
-// are the reference.
-/**
- * @typedef {{ owner: string | null; id: string; name: string | null }} ConflictParty
- * @typedef {{ targetId: string; by: string; name: string | null }} ConflictCandidate
- * @typedef {{
- *   id: string;
- *   kind: 'same-id' | 'account' | 'ambiguous';
- *   identityKind: 'user' | 'group';
- *   status: 'open' | 'ignored' | 'linked' | 'withdrawn';
- *   claimant: ConflictParty;
- *   holder: ConflictParty | null;
- *   account: { targetId: string | null; by: string; candidates?: ConflictCandidate[] };
- *   firstSeenAt: string | null;
- *   lastSeenAt: string | null;
- * }} Conflict
- * @typedef {{ total: number; items: Conflict[]; nextCursor: string | null }} ConflictList
- */
+/** @import { Conflict, ConflictList, ConflictParty } from '../api-types.js' */
 
 /** @type {Record<Conflict['kind'], string>} */
 const KIND = {

@@ -3,7 +3,7 @@
 import { api, enc } from './api.js';
 import { announce, errorBox, fill, h, heading, time } from './dom.js';
 
-/** @import { Failure, FailureList, StoredError } from './api.js' */
+/** @import { Failure, FailureList, StoredError } from '../api-types.js' */
 /** @import { View } from './dom.js' */
 /** @typedef {{ all: true; kind?: string; code?: string }} RetryMatching */
 

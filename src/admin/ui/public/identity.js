@@ -8,7 +8,7 @@ import { named } from './changes.js';
 import { platformSection } from './compare.js';
 import { announce, badge, fill, h, heading, kv, table, time } from './dom.js';
 
-/** @import { HistoryEntry, IdentityTrace, StoredError } from './api.js' */
+/** @import { HistoryEntry, IdentityTrace, StoredError } from '../api-types.js' */
 /** @import { Child, View } from './dom.js' */
 
 /**

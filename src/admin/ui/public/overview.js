@@ -4,7 +4,7 @@ import { adminUrl, api } from './api.js';
 import { badge, duration, errorBox, fill, h, heading, kv, table, time } from './dom.js';
 import { liveProgress } from './progress.js';
 
-/** @import { Status, SyncSummary, SyncView, TargetHealth } from './api.js' */
+/** @import { Status, SyncSummary, SyncView, TargetHealth } from '../api-types.js' */
 /** @import { Child, View } from './dom.js' */
 
 /**
@@ -208,6 +208,7 @@ function lastSection(last, lastFull) {
   return out;
 }
 
+/** @type {(keyof Status['queues']['reconcile'])[]} */
 const STATES = ['waiting', 'active', 'delayed', 'prioritized', 'waiting-children', 'completed', 'failed'];
 
 /** @param {Status['queues']} queues */

@@ -4,7 +4,7 @@ import { enc } from './api.js';
 import { h, table } from './dom.js';
 import { linkOnlySection, ownedElsewhereSection } from './plan-inputs.js';
 
-/** @import { KindCounts, PlanSource, Removals, SyncPlan, SyncView } from './api.js' */
+/** @import { KindCounts, PlanSource, Removals, SyncPlan, SyncView } from '../api-types.js' */
 /** @import { Child } from './dom.js' */
 
 /**

@@ -8,13 +8,8 @@ import { enc } from './api.js';
 import { badge, duration, fill, h } from './dom.js';
 import { readEvents } from './stream.js';
 
-/** @import { SyncView } from './api.js' */
-/**
- * What a progress event carries (the admin API's SyncProgressEvent).
- *
- * @typedef {Pick<SyncView, 'jobId' | 'state' | 'progress' | 'startedAt' | 'finishedAt' | 'cancelRequested'>} ProgressEvent
- * @typedef {{ phase: string; label: string; ms?: string[] }} Phase
- */
+/** @import { ProgressEvent, SyncView } from '../api-types.js' */
+/** @typedef {{ phase: string; label: string; ms?: string[] }} Phase */
 
 const SETTLED = ['completed', 'failed', 'awaiting-approval'];
 

@@ -8,7 +8,7 @@ import { progressOf, summaryTable } from './overview.js';
 import { planSection } from './plan.js';
 import { isSettled, liveProgress } from './progress.js';
 
-/** @import { SyncPlan, SyncView } from './api.js' */
+/** @import { SyncPlan, SyncView } from '../api-types.js' */
 /** @import { View } from './dom.js' */
 
 const ENDED = ['completed', 'failed'];
