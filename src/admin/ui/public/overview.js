@@ -18,22 +18,7 @@ export async function overviewView(container) {
   /** @type {{ jobId: string; live: ReturnType<typeof liveProgress> } | null} */
   let running = null;
   const boardMessage = h('div');
-  const board = h(
-    'button',
-    {
-      type: 'button',
-      class: 'secondary',
-      onclick: async function () {
-        try {
-          await api('POST', 'queues/session', undefined, { cookies: true });
-          window.open(adminUrl('queues/'), '_blank', 'noopener');
-        } catch (error) {
-          fill(boardMessage, errorBox(error));
-        }
-      },
-    },
-    'Open the queue board (bull-board)',
-  );
+  const board = queueBoardButton(boardMessage);
   fill(container, heading('Overview'), body, active, rest, h('div', { class: 'row' }, board), boardMessage);
   /**
    * The running sync's live progress stays in place across refreshes, fed by its progress stream.
@@ -75,6 +60,31 @@ export async function overviewView(container) {
       if (running) running.live.stop();
     },
   };
+}
+
+/**
+ * Opens bull-board in a new tab, once the session cookie it needs is set (a page cannot send the
+ * token itself).
+ *
+ * @param {HTMLElement} message where a refusal is shown
+ */
+function queueBoardButton(message) {
+  return h(
+    'button',
+    {
+      type: 'button',
+      class: 'secondary',
+      onclick: async function () {
+        try {
+          await api('POST', 'queues/session', undefined, { cookies: true });
+          window.open(adminUrl('queues/'), '_blank', 'noopener');
+        } catch (error) {
+          fill(message, errorBox(error));
+        }
+      },
+    },
+    'Open the queue board (bull-board)',
+  );
 }
 
 /**
