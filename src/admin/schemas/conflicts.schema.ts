@@ -71,7 +71,9 @@ export const ConflictListQuery = z.strictObject({
     .meta({ description: 'nextCursor of the previous page' }),
 });
 
-export const ConflictParams = z.strictObject({ id: text() });
+export const ConflictParams = z.strictObject({
+  id: text().meta({ description: "The conflict's id, as GET /admin/conflicts lists it." }),
+});
 
 export const ConflictResolveBody = request(
   'ConflictResolveBody',
