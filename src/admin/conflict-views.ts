@@ -1,12 +1,13 @@
 import { redact } from '../ops/redact.js';
 import type { Conflict, ConflictParty } from '../store/conflicts.store.js';
+import type { Conflict as ConflictView, ConflictParty as PartyView } from './schemas/conflicts.schema.js';
 
 /**
  * What the admin API shows of a conflict between inputs (GET /admin/conflicts, an identity's trace):
  * both claimants by owner, id and name, the platform account, when it was seen, and how it was
  * resolved. Times as ISO strings, absent values as null.
  */
-export function conflictView(conflict: Conflict) {
+export function conflictView(conflict: Conflict): ConflictView {
   return {
     id: conflict.id,
     kind: conflict.kind,
@@ -27,7 +28,7 @@ export function conflictView(conflict: Conflict) {
           }
         : {}),
     },
-    ...(conflict.desired ? { desired: redact(conflict.desired) } : {}),
+    ...(conflict.desired ? { desired: redact(conflict.desired) as ConflictView['desired'] } : {}),
     firstSeenAt: time(conflict.firstSeenAt),
     lastSeenAt: time(conflict.lastSeenAt),
     resolvedAt: time(conflict.resolvedAt),
@@ -37,7 +38,7 @@ export function conflictView(conflict: Conflict) {
   };
 }
 
-function partyView(party: ConflictParty) {
+function partyView(party: ConflictParty): PartyView {
   return { owner: party.owner ?? null, id: party.id, name: party.name ?? null };
 }
 

@@ -1,26 +1,15 @@
 import { Router } from 'express';
-import { z } from 'zod';
 import { BridgeError } from '../domain/errors.js';
 import { jsonBody } from '../http/body.js';
 import { CONFLICT_ID, type ConflictStore } from '../store/conflicts.store.js';
 import { parseInput } from './admin-input.js';
 import { conflictView } from './conflict-views.js';
+import { ConflictListQuery, ConflictResolveBody, type ConflictList } from './schemas/conflicts.schema.js';
 
 export interface AdminConflictsDeps {
   conflicts: ConflictStore;
   bodyLimitBytes: number;
 }
-
-const listQuery = z.strictObject({
-  status: z.enum(['open', 'ignored', 'all'], { error: 'not open, ignored or all' }).default('open'),
-  limit: z.coerce.number().int().min(1).max(200).default(50),
-  cursor: z.coerce.number().int().min(0).max(Number.MAX_SAFE_INTEGER).default(0),
-});
-
-const resolveBody = z.strictObject({
-  action: z.enum(['link', 'ignore'], { error: 'not link or ignore' }),
-  targetId: z.string().min(1, 'empty').max(1024, 'longer than 1024 characters').optional(),
-});
 
 /**
  * The conflict inbox (SPEC §6, Ownership): identities two inputs claim.
@@ -34,18 +23,19 @@ const resolveBody = z.strictObject({
 export function adminConflictsRouter(deps: AdminConflictsDeps): Router {
   const router = Router();
   router.get('/conflicts', async (req, res) => {
-    const query = parseInput(listQuery, req.query, 'query');
+    const query = parseInput(ConflictListQuery, req.query, 'query');
     const page = await deps.conflicts.page(query.status, query.cursor, query.limit);
-    res.json({
+    const list: ConflictList = {
       total: page.total,
       items: page.items.map(conflictView),
       nextCursor: page.next === undefined ? null : String(page.next),
-    });
+    };
+    res.json(list);
   });
   router.post('/conflicts/:id/resolve', ...jsonBody(deps.bodyLimitBytes), async (req, res) => {
     const id = String(req.params.id);
     if (!CONFLICT_ID.test(id)) throw new BridgeError('not_found', `No conflict ${JSON.stringify(id)}`);
-    const body = parseInput(resolveBody, req.body ?? {}, 'body');
+    const body = parseInput(ConflictResolveBody, req.body ?? {}, 'body');
     if (body.action === 'ignore' && body.targetId !== undefined) {
       throw new BridgeError('invalid_input', 'The body is invalid', {
         problems: ['targetId: only a link names a platform account'],

@@ -1,11 +1,11 @@
 import { Router } from 'express';
-import { z } from 'zod';
 import { BridgeError } from '../domain/errors.js';
 import type { IdentityKind } from '../domain/identity.js';
 import type { IdentityNameQueries } from '../store/identity-names.queries.js';
 import type { IdentityTraceQueries } from '../store/identity-trace.queries.js';
 import { parseInput } from './admin-input.js';
 import { relatedNames } from './related-names.js';
+import { IdentityParams } from './schemas/identity.schema.js';
 import { identityView } from './views.js';
 
 export interface AdminIdentitiesDeps {
@@ -13,11 +13,6 @@ export interface AdminIdentitiesDeps {
   /** Names a user's groups and a group's members beside their ids. */
   names?: IdentityNameQueries;
 }
-
-const params = z.object({
-  kind: z.enum(['users', 'groups'], { error: 'not users or groups' }),
-  key: z.string().min(1, 'empty').max(1024, 'longer than 1024 characters'),
-});
 
 const KIND: Record<'users' | 'groups', IdentityKind> = { users: 'user', groups: 'group' };
 
@@ -29,7 +24,7 @@ const KIND: Record<'users' | 'groups', IdentityKind> = { users: 'user', groups: 
 export function adminIdentitiesRouter(deps: AdminIdentitiesDeps): Router {
   const router = Router();
   router.get('/identities/:kind/:key', async (req, res) => {
-    const { kind, key } = parseInput(params, req.params, 'path');
+    const { kind, key } = parseInput(IdentityParams, req.params, 'path');
     const trace = await deps.traces.trace(KIND[kind], key);
     if (!trace) throw new BridgeError('not_found', `No ${KIND[kind]} with id or name ${JSON.stringify(key)}`);
     res.json(identityView(trace, await relatedNames(deps.names, trace)));

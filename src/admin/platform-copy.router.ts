@@ -1,5 +1,4 @@
 import { Router } from 'express';
-import { z } from 'zod';
 import { BridgeError, isBridgeError } from '../domain/errors.js';
 import type { DesiredGroup, DesiredUser, IdentityKind } from '../domain/identity.js';
 import { formatKey } from '../domain/identity.js';
@@ -8,6 +7,8 @@ import type { IdentityTrace, IdentityTraceQueries } from '../store/identity-trac
 import { redactText } from '../ops/redact.js';
 import { parseInput } from './admin-input.js';
 import { compareGroup, compareUser, shownResource } from './platform-copy.js';
+import { IdentityParams } from './schemas/identity.schema.js';
+import type { PlatformCopy } from './schemas/platform-copy.schema.js';
 
 /** Reads one resource from the platform by its platform id; undefined when it answers 404. */
 export type PlatformRead = (
@@ -23,11 +24,6 @@ export interface AdminPlatformCopyDeps {
   now: () => number;
 }
 
-const params = z.object({
-  kind: z.enum(['users', 'groups'], { error: 'not users or groups' }),
-  key: z.string().min(1, 'empty').max(1024, 'longer than 1024 characters'),
-});
-
 const KIND: Record<'users' | 'groups', IdentityKind> = { users: 'user', groups: 'group' };
 
 /**
@@ -41,7 +37,7 @@ const KIND: Record<'users' | 'groups', IdentityKind> = { users: 'user', groups: 
 export function adminPlatformCopyRouter(deps: AdminPlatformCopyDeps): Router {
   const router = Router();
   router.get('/identities/:kind/:key/platform', async (req, res) => {
-    const { kind, key } = parseInput(params, req.params, 'path');
+    const { kind, key } = parseInput(IdentityParams, req.params, 'path');
     const trace = await deps.traces.trace(KIND[kind], key);
     if (!trace) throw new BridgeError('not_found', `No ${KIND[kind]} with id or name ${JSON.stringify(key)}`);
     const base = {
@@ -55,15 +51,24 @@ export function adminPlatformCopyRouter(deps: AdminPlatformCopyDeps): Router {
     const readAt = new Date(deps.now()).toISOString();
     if (!resource) {
       const platform = trace.targetId ? 'not-found' : 'not-linked';
-      return void res.json({ ...base, platform, attributes: [], differences: [], resource: null, readAt });
+      const copy: PlatformCopy = {
+        ...base,
+        platform,
+        attributes: [],
+        differences: [],
+        resource: null,
+        readAt,
+      };
+      return void res.json(copy);
     }
-    res.json({
+    const copy: PlatformCopy = {
       ...base,
       platform: 'found',
       ...(await compare(deps, trace, resource)),
       resource: shownResource(resource),
       readAt,
-    });
+    };
+    res.json(copy);
   });
   return router;
 }

@@ -2,6 +2,7 @@ import { diffGroup, groupBody, type ObservedGroup } from '../domain/group-diff.j
 import type { DesiredGroup, DesiredUser } from '../domain/identity.js';
 import { diffUser, userBody, type ObservedUser } from '../domain/user-diff.js';
 import type { IdentityNameQueries } from '../store/identity-names.queries.js';
+import type { AttributeRow, MemberRow, PlatformCopy } from './schemas/platform-copy.schema.js';
 import { redact } from './views.js';
 
 /**
@@ -10,22 +11,6 @@ import { redact } from './views.js';
  * (domain/user-diff.ts, domain/group-diff.ts), so e-mails compare case-insensitively (RFC 7643
  * §4.1.2) and an unassigned `active` matches whatever the platform holds.
  */
-
-export interface AttributeRow {
-  attribute: string;
-  desired: unknown;
-  platform: unknown;
-  differs: boolean;
-}
-
-/** One member of a group on either side, named as far as the bridge knows it. */
-export interface MemberRow {
-  id: string | null;
-  targetId: string | null;
-  userName: string | null;
-  desired: boolean;
-  platform: boolean;
-}
 
 /** Member rows shown at most; the counts stay exact. */
 const MEMBER_ROWS = 500;
@@ -149,7 +134,7 @@ function membersOf(resource: Record<string, unknown>): { value: string; display?
 }
 
 /** The platform's copy as shown whole: its members are in the member rows, not repeated here. */
-export function shownResource(resource: Record<string, unknown>): unknown {
+export function shownResource(resource: Record<string, unknown>): PlatformCopy['resource'] {
   const { members: _members, ...rest } = resource;
-  return redact(rest);
+  return redact(rest) as Record<string, unknown>;
 }

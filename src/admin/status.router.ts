@@ -5,6 +5,7 @@ import type { StatusQueries } from '../store/status.queries.js';
 import type { LastFullSync } from '../store/sync-history.queries.js';
 import type { SyncRecord } from '../store/sync-record.store.js';
 import type { PlatformHealthRecord } from '../store/platform-health.store.js';
+import type { Status, TargetHealth } from './schemas/status.schema.js';
 import { syncView } from './sync.router.js';
 import { redact } from './views.js';
 
@@ -31,10 +32,13 @@ export function adminStatusRouter(deps: AdminStatusDeps): Router {
     const active = await activeSync(deps.syncs);
     const lastFull = last ? await deps.syncs.get(last.jobId) : undefined;
     const pausedForMs = queues.reconcile?.pausedForMs;
-    res.json({
+    const status: Status = {
       status: health.state === 'reachable' ? 'ok' : 'degraded',
       target: targetView(health, pausedForMs),
-      queues: Object.fromEntries(Object.entries(queues).map(([name, depth]) => [name, depth.counts])),
+      // Every queue counts every state of QUEUE_STATES (queue/queue-depths.ts); reconcile and sync are always there.
+      queues: Object.fromEntries(
+        Object.entries(queues).map(([name, depth]) => [name, depth.counts]),
+      ) as Status['queues'],
       identities: { users: counts.users, groups: counts.groups },
       failures: counts.failures,
       pending: counts.pending,
@@ -43,7 +47,8 @@ export function adminStatusRouter(deps: AdminStatusDeps): Router {
       activeSync: viewOrNull(active),
       lastSync: viewOrNull(recent[0]),
       lastFullSync: viewOrNull(lastFull),
-    });
+    };
+    res.json(status);
   });
   return router;
 }
@@ -58,7 +63,7 @@ function viewOrNull(record: SyncRecord | undefined) {
 }
 
 /** The health record says since the epoch when nothing was ever recorded: shown as null. */
-function targetView(health: PlatformHealthRecord, pausedForMs: number | undefined) {
+function targetView(health: PlatformHealthRecord, pausedForMs: number | undefined): TargetHealth {
   const since = Date.parse(health.since);
   return {
     state: health.state,

@@ -1,19 +1,14 @@
 import { Router } from 'express';
-import { z } from 'zod';
 import { BridgeError } from '../domain/errors.js';
 import type { IdentityKind } from '../domain/identity.js';
 import { isSyncId } from '../queue/job-ids.js';
 import type { IdentityNameQueries } from '../store/identity-names.queries.js';
 import type { SyncService } from '../sync/sync.service.js';
 import { parseInput } from './admin-input.js';
-import {
-  CHANGE_ACTIONS,
-  LIST_ACTIONS,
-  listItems,
-  listTotals,
-  type ListAction,
-  type RecordedLists,
-} from './sync-lists.js';
+import { SyncChangesQuery, type SyncChange, type SyncChanges } from './schemas/sync-changes.schema.js';
+import { LIST_ACTIONS, type ListAction } from './schemas/plan-inputs.schema.js';
+import { CHANGE_ACTIONS, type ChangeAction } from './schemas/sync-plan.schema.js';
+import { listItems, listTotals, type RecordedLists } from './sync-lists.js';
 
 export interface AdminSyncChangesDeps {
   syncs: SyncService;
@@ -21,15 +16,7 @@ export interface AdminSyncChangesDeps {
 }
 
 const ACTIONS = CHANGE_ACTIONS;
-type Action = (typeof ACTIONS)[number];
-
-const query = z.strictObject({
-  action: z
-    .enum([...ACTIONS, ...LIST_ACTIONS], { error: `not one of ${[...ACTIONS, ...LIST_ACTIONS].join(', ')}` })
-    .optional(),
-  offset: z.coerce.number().int('not a whole number').min(0).max(1_000_000).default(0),
-  limit: z.coerce.number().int('not a whole number').min(1).max(100).default(25),
-});
+type Action = ChangeAction;
 
 /** A change as the sync's record keeps it (sync/sync-report.ts); names when the plan recorded them. */
 interface RecordedChange {
@@ -69,7 +56,7 @@ export function adminSyncChangesRouter(deps: AdminSyncChangesDeps): Router {
     next(new BridgeError('not_found', `No sync ${JSON.stringify(jobId.slice(0, 100))} (ids read sync-…)`));
   });
   router.get('/sync/:jobId/changes', async (req, res) => {
-    const { action, offset, limit } = parseInput(query, req.query, 'query');
+    const { action, offset, limit } = parseInput(SyncChangesQuery, req.query, 'query');
     const record = await deps.syncs.get(req.params.jobId);
     if (!record) throw new BridgeError('not_found', `No sync ${req.params.jobId}`);
     const plan = (record.plan ?? {}) as RecordedPlan;
@@ -79,12 +66,12 @@ export function adminSyncChangesRouter(deps: AdminSyncChangesDeps): Router {
     if (isList(action)) {
       const items = listItems(plan, action);
       const page = { total: totals[action], recorded: items.length, totals, offset, limit };
-      res.json({ ...head, ...page, items: items.slice(offset, offset + limit) });
-      return;
+      const answer: SyncChanges = { ...head, ...page, items: items.slice(offset, offset + limit) };
+      return void res.json(answer);
     }
     const matching = action ? changes.filter((c) => c.action === action) : changes;
     const page = matching.slice(offset, offset + limit);
-    res.json({
+    const answer: SyncChanges = {
       ...head,
       total: action ? totals[action] : changes.length + (plan.changesOmitted ?? 0),
       recorded: matching.length,
@@ -92,7 +79,8 @@ export function adminSyncChangesRouter(deps: AdminSyncChangesDeps): Router {
       offset,
       limit,
       items: await named(deps.names, plan, page),
-    });
+    };
+    res.json(answer);
   });
   return router;
 }
@@ -127,7 +115,11 @@ function actionTotals(plan: RecordedPlan, changes: readonly RecordedChange[]): R
  * Each change with its name: the one the plan recorded, else the removals' (the platform's name of
  * what a sync deprovisions), else the desired state's; null when none knows it.
  */
-async function named(names: IdentityNameQueries, plan: RecordedPlan, page: readonly RecordedChange[]) {
+async function named(
+  names: IdentityNameQueries,
+  plan: RecordedPlan,
+  page: readonly RecordedChange[],
+): Promise<SyncChange[]> {
   const removed = new Map<string, string>();
   for (const u of plan.removals?.users?.sample ?? [])
     if (u.id && u.userName) removed.set(`user:${u.id}`, u.userName);

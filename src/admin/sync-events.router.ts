@@ -5,6 +5,7 @@ import { isSyncId } from '../queue/job-ids.js';
 import type { SyncService } from '../sync/sync.service.js';
 import type { SyncRecord } from '../store/sync-record.store.js';
 import { toBridgeError } from '../http/error-responses.js';
+import type { SyncProgressEvent } from './schemas/sync.schema.js';
 
 export interface AdminSyncEventsDeps {
   syncs: SyncService;
@@ -23,7 +24,7 @@ const KEEP_ALIVE_MS = 15_000;
 const SETTLED = new Set(['completed', 'failed', 'awaiting-approval']);
 
 /** What a progress event carries: the sync's state and progress, nothing of its plan. */
-export function progressEvent(record: SyncRecord) {
+export function progressEvent(record: SyncRecord): SyncProgressEvent {
   return {
     jobId: record.jobId,
     state: record.state,

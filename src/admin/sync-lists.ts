@@ -1,22 +1,12 @@
 import type { IdentityKind } from '../domain/identity.js';
+import type { ListAction, REFUSALS } from './schemas/plan-inputs.schema.js';
+import type { SyncChange } from './schemas/sync-changes.schema.js';
 
 /**
  * The lists a sync's record keeps beside its changes (sync/sync-report.ts), as the changes endpoint
  * pages them: what the run leaves to other inputs (`ownedElsewhere`), and a link-only run's
  * `linked`, `unmatchedInSource`, `unmatchedOnPlatform` and `ambiguous` (SPEC §6).
  */
-
-/** The actions of a plan's changes. */
-export const CHANGE_ACTIONS = ['create', 'update', 'adopt', 'deprovision'] as const;
-
-export const LIST_ACTIONS = [
-  'ownedElsewhere',
-  'linked',
-  'unmatchedInSource',
-  'unmatchedOnPlatform',
-  'ambiguous',
-] as const;
-export type ListAction = (typeof LIST_ACTIONS)[number];
 
 type LinkList = Exclude<ListAction, 'ownedElsewhere'>;
 
@@ -25,7 +15,7 @@ interface RecordedListItem {
   id: string | null;
   name: string | null;
   owner?: string | null;
-  refused?: string;
+  refused?: (typeof REFUSALS)[number];
   targetId?: string;
   candidates?: { targetId: string; by: string; name: string }[];
 }
@@ -59,7 +49,7 @@ export function listTotals(plan: RecordedLists): Record<ListAction, number> {
 }
 
 /** A list's recorded items as the endpoint answers them: named as the plan recorded them. */
-export function listItems(plan: RecordedLists, action: ListAction) {
+export function listItems(plan: RecordedLists, action: ListAction): SyncChange[] {
   const recorded =
     action === 'ownedElsewhere'
       ? (plan.ownedElsewhere?.sample ?? [])

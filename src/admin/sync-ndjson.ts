@@ -1,12 +1,12 @@
 import { pipeline } from 'node:stream';
 import { createGunzip, createInflate } from 'node:zlib';
 import type { Request } from 'express';
-import { z } from 'zod';
 import { BridgeError } from '../domain/errors.js';
 import { feedNdjson, lineError } from '../domain/snapshot-ndjson.js';
 import type { SnapshotSink } from '../domain/snapshot-sink.js';
 import { splitLines } from '../domain/text-lines.js';
 import type { StartOptions } from '../sync/sync.service.js';
+import { NdjsonOptions } from './schemas/sync.schema.js';
 
 /**
  * A `POST /admin/sync` body in NDJSON (SPEC §5.4: large snapshots), read as a stream: an optional
@@ -19,12 +19,6 @@ import type { StartOptions } from '../sync/sync.service.js';
 const NDJSON_TYPES = ['application/x-ndjson', 'application/ndjson'];
 /** The longest line read: a group of about 100,000 members fits. */
 const MAX_LINE_BYTES = 64 << 20;
-
-const optionsSchema = z.strictObject({
-  dryRun: z.boolean().optional(),
-  allowEmpty: z.boolean().optional(),
-  linkOnly: z.boolean().optional(),
-});
 
 export function isNdjsonRequest(req: Request): boolean {
   return typeof req.is(NDJSON_TYPES) === 'string';
@@ -46,7 +40,7 @@ export async function readNdjsonSnapshot(
 }
 
 function parseOptions(raw: unknown, line: number): StartOptions {
-  const parsed = optionsSchema.safeParse(raw);
+  const parsed = NdjsonOptions.safeParse(raw);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
     const path = ['options', ...(issue?.path ?? [])].join('.');

@@ -1,12 +1,14 @@
 import { Router, type Request } from 'express';
-import { z } from 'zod';
 import { BridgeError } from '../domain/errors.js';
 import { feedSnapshot } from '../domain/snapshot.js';
+import type { planReport, summarise } from '../sync/sync-report.js';
 import type { SyncService } from '../sync/sync.service.js';
 import type { SyncRecord } from '../store/sync-record.store.js';
 import { jsonBody, utf8Only } from '../http/body.js';
 import { isSyncId } from '../queue/job-ids.js';
 import { parseInput } from './admin-input.js';
+import type { SyncPlan, SyncSummary } from './schemas/sync-plan.schema.js';
+import { SyncListQuery, SyncStartBody, type SyncView } from './schemas/sync.schema.js';
 import { isNdjsonRequest, readNdjsonSnapshot } from './sync-ndjson.js';
 
 export interface AdminSyncDeps {
@@ -17,32 +19,33 @@ export interface AdminSyncDeps {
   snapshotStreamLimitBytes: number;
 }
 
-const listQuery = z.strictObject({
-  limit: z.coerce.number().int('not a whole number').min(1).max(100).default(20),
-});
+/**
+ * The plan and summary a sync's record keeps are what sync/sync-report.ts built: their types must
+ * fit the schemas, so a report that drifts from them fails the type check here (`approved`, typed
+ * boolean there, is only ever written true).
+ */
+type Fits<T extends U, U> = T;
+type _RecordedReports = [
+  Fits<Omit<ReturnType<typeof planReport>, 'approved'>, SyncPlan>,
+  Fits<ReturnType<typeof summarise>, SyncSummary>,
+];
 
-const startBody = z.strictObject({
-  /** The input to read in full, by its owner name (`okta`, `directory:<name>`); default the directory. */
-  input: z.string().min(1).max(200).optional(),
-  dryRun: z.boolean().optional(),
-  snapshot: z.unknown().optional(),
-  allowEmpty: z.boolean().optional(),
-  linkOnly: z.boolean().optional(),
-});
-
-/** The public view of a sync (SPEC §6). */
-export function syncView(record: SyncRecord) {
+/**
+ * The public view of a sync (SPEC §6): the plan and summary as the record keeps them (above), the
+ * trigger as the service took it (StartRequest['trigger']).
+ */
+export function syncView(record: SyncRecord): SyncView {
   return {
     jobId: record.jobId,
     state: record.state,
     dryRun: record.dryRun,
-    trigger: record.trigger,
+    trigger: record.trigger as SyncView['trigger'],
     createdAt: record.createdAt,
     ...(record.startedAt ? { startedAt: record.startedAt } : {}),
     ...(record.finishedAt ? { finishedAt: record.finishedAt } : {}),
     progress: record.progress,
-    ...(record.plan ? { plan: record.plan } : {}),
-    ...(record.summary ? { summary: record.summary } : {}),
+    ...(record.plan ? { plan: record.plan as SyncView['plan'] } : {}),
+    ...(record.summary ? { summary: record.summary as SyncView['summary'] } : {}),
     ...(record.error ? { error: record.error } : {}),
     ...(record.cancelRequested && record.state === 'running' ? { cancelRequested: true } : {}),
     ...(record.allowEmpty ? { allowEmpty: true } : {}),
@@ -91,7 +94,7 @@ export function adminSyncRouter(deps: AdminSyncDeps): Router {
     },
   );
   router.get('/sync', async (req, res) => {
-    const { limit } = parseInput(listQuery, req.query, 'query');
+    const { limit } = parseInput(SyncListQuery, req.query, 'query');
     res.json({ syncs: (await deps.syncs.list(limit)).map(syncView) });
   });
   // Checked before any Redis read: a word such as `runs` names another key of the sync family.
@@ -113,13 +116,13 @@ export function adminSyncRouter(deps: AdminSyncDeps): Router {
   return router;
 }
 
-function startOptions(body: z.infer<typeof startBody>) {
+function startOptions(body: SyncStartBody) {
   const { dryRun = false, allowEmpty = false, linkOnly = false, input } = body;
   return { dryRun, allowEmpty, linkOnly, ...(input === undefined ? {} : { input }) };
 }
 
-function parseStart(req: Request): z.infer<typeof startBody> {
-  const parsed = startBody.safeParse(req.body ?? {});
+function parseStart(req: Request): SyncStartBody {
+  const parsed = SyncStartBody.safeParse(req.body ?? {});
   if (parsed.success) return parsed.data;
   const problems = parsed.error.issues.map((i) => `${i.path.join('.') || 'body'}: ${i.message}`);
   throw new BridgeError('invalid_input', 'The request body is invalid', { problems });

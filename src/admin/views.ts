@@ -1,5 +1,12 @@
 import { formatKey } from '../domain/identity.js';
 import { conflictView } from './conflict-views.js';
+import type { Failure } from './schemas/failures.schema.js';
+import type {
+  HistoryEntry as HistoryView,
+  Identity,
+  IdentityStatus,
+  StoredError as StoredErrorView,
+} from './schemas/identity.schema.js';
 import type { FailureItem } from '../store/failures.queries.js';
 import type { IdentityTrace } from '../store/identity-trace.queries.js';
 import type { HistoryEntry, StoredError } from '../store/reconcile-state.store.js';
@@ -17,7 +24,7 @@ export function iso(ms: number | undefined): string | null {
   return ms === undefined || !Number.isFinite(ms) ? null : new Date(ms).toISOString();
 }
 
-export function errorView(error: StoredError | undefined) {
+export function errorView(error: StoredError | undefined): StoredErrorView | null {
   if (!error) return null;
   return {
     code: String(error.code),
@@ -28,7 +35,7 @@ export function errorView(error: StoredError | undefined) {
   };
 }
 
-export function historyView(entry: HistoryEntry) {
+export function historyView(entry: HistoryEntry): HistoryView {
   const { at, type, ...fields } = entry;
   return {
     at: iso(typeof at === 'number' ? at : undefined),
@@ -37,19 +44,8 @@ export function historyView(entry: HistoryEntry) {
   };
 }
 
-/** Where the identity stands, in one word, derived from the marks the store keeps. */
-export type IdentityStatus =
-  | 'failed'
-  | 'awaiting-approval'
-  | 'retrying'
-  | 'pending'
-  | 'in-sync'
-  | 'not-provisioned'
-  | 'deprovisioned'
-  | 'removed'
-  | 'parked';
-
 /**
+ * Where the identity stands, in one word, derived from the marks the store keeps.
  * `pending` only while a change waits (its dirty mark). An identity removed from the desired state
  * with nothing waiting has been handled: `deprovisioned` when the platform account was deactivated
  * (DEPROVISION=deactivate: still managed) or deleted (its record dropped, its history kept), `removed`
@@ -73,14 +69,14 @@ function deletedOnPlatform(trace: IdentityTrace): boolean {
 }
 
 /** `names`: userName / displayName of the identities it lists (a user's groups, a group's members). */
-export function identityView(trace: IdentityTrace, names?: ReadonlyMap<string, string>) {
+export function identityView(trace: IdentityTrace, names?: ReadonlyMap<string, string>): Identity {
   return {
     kind: trace.kind,
     id: trace.id,
     key: formatKey(trace),
     matchedBy: trace.matchedBy,
     status: identityStatus(trace),
-    desired: trace.desired ? redact(trace.desired) : null,
+    desired: trace.desired ? (redact(trace.desired) as Identity['desired']) : null,
     targetId: trace.targetId ?? null,
     managed: trace.managed,
     owner: trace.owner ?? null,
@@ -100,7 +96,7 @@ export function identityView(trace: IdentityTrace, names?: ReadonlyMap<string, s
   };
 }
 
-export function failureView(item: FailureItem) {
+export function failureView(item: FailureItem): Failure {
   return {
     key: formatKey(item),
     kind: item.kind,

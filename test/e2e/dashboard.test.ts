@@ -115,6 +115,16 @@ describe('web dashboard in Chromium', () => {
     await nav().getByRole('link', { name: 'Failures' }).click();
     await page.getByRole('table', { name: /Permanent failures/ }).waitFor();
     await page.getByRole('cell', { name: /target_invalid_request/ }).waitFor();
+    // Filtered to groups: the failed user is not listed, and there is nothing to select.
+    await page.locator('#failure-kind').selectOption('group');
+    await page.getByRole('button', { name: 'Filter' }).click();
+    await page.getByText(/identities in failure; showing those that match\./).waitFor();
+    await page.getByText('No failures.').waitFor();
+    await page.getByRole('button', { name: 'Retry selected' }).click();
+    await page.getByRole('alert').filter({ hasText: 'Select the identities to retry first.' }).waitFor();
+    await page.locator('#failure-kind').selectOption('');
+    await page.getByRole('button', { name: 'Filter' }).click();
+    await page.getByRole('checkbox', { name: 'Select user:bad' }).waitFor();
     await page.getByRole('link', { name: 'user:bad' }).click();
     await page.locator('#identity-status', { hasText: 'failed' }).waitFor();
     const error = page.locator('#last-error');
@@ -129,6 +139,8 @@ describe('web dashboard in Chromium', () => {
     expect(fixture.target.findUserByUserName('fixed@example.com')).toBeDefined();
     await nav().getByRole('link', { name: 'Failures' }).click();
     await page.getByText('No failures.').waitFor();
+    await page.getByRole('button', { name: 'Retry all matching' }).click();
+    await page.getByRole('status').filter({ hasText: 'Queued 0 for retry.' }).waitFor();
   }, 60_000);
 
   it('shows a held sync in the top banner, names what it would remove, and cancels it', async () => {

@@ -2,6 +2,9 @@ import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 import type { Response } from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildAdminOpenApi } from '../../src/admin/openapi.js';
+import { ADMIN_OPERATIONS } from '../../src/admin/openapi-paths.js';
+import { SyncProgressEvent } from '../../src/admin/schemas/sync.schema.js';
 import {
   adminRouteTable,
   auth,
@@ -13,11 +16,24 @@ import {
   type AdminFixture,
 } from './admin-fixture.js';
 
+type Operation = {
+  responses: Record<string, unknown>;
+  requestBody?: { content: Record<string, unknown> };
+};
+
+/** The zod schema of an answer, as openapi-paths.ts names it (JSON answers only). */
+function answerSchema(method: string, path: string, status: number) {
+  const operation = ADMIN_OPERATIONS.find((op) => op.method === method && op.path === path);
+  const answer = operation?.answers[String(status)];
+  return answer?.body && (answer.type ?? 'application/json') === 'application/json' ? answer.body : undefined;
+}
+
 // Real: the bridge's admin API over HTTP, Redis, BullMQ, the reference target. Every admin route's
-// real responses (successes and errors) are validated against the document it serves.
+// real responses (successes and errors) are validated against the document it serves and against
+// the zod schemas it is generated from; every JSON body sent is checked against the document too.
 describe('admin API OpenAPI document', () => {
   let fixture: AdminFixture;
-  let document: { paths: Record<string, Record<string, { responses: Record<string, unknown> }>> };
+  let document: { paths: Record<string, Record<string, Operation>>; components: { schemas: object } };
   const ajv = new Ajv2020({ strict: false, allErrors: true });
   addFormats.default(ajv);
   const seen = new Set<string>();
@@ -33,38 +49,71 @@ describe('admin API OpenAPI document', () => {
     await fixture?.close();
   });
 
-  /** Validates a real response against the document's schema for its path, method and status. */
+  /** The document's schema at a JSON pointer, compiled once. */
+  function validator(...pointer: string[]): ValidateFunction {
+    const id = `openapi.json#/${pointer.map((part) => part.replace(/~/g, '~0').replace(/\//g, '~1')).join('/')}`;
+    let validate = validators.get(id);
+    if (!validate) validators.set(id, (validate = ajv.compile({ $ref: id })));
+    return validate;
+  }
+
+  /**
+   * Validates a real response against the document's schema for its path, method and status, and
+   * against the zod schema the document was generated from.
+   */
   function check(method: string, path: string, res: Response): Response {
-    const pointer = [
+    const status = String(res.status);
+    const operation = document.paths[path]?.[method];
+    expect(operation?.responses[status], `${method} ${path} ${status} is documented`).toBeDefined();
+    const validate = validator(
       'paths',
       path,
       method,
       'responses',
-      String(res.status),
+      status,
       'content',
       'application/json',
       'schema',
-    ]
-      .map((part) => part.replace(/~/g, '~0').replace(/\//g, '~1'))
-      .join('/');
-    const id = `openapi.json#/${pointer}`;
-    const operation = document.paths[path]?.[method];
-    expect(
-      operation?.responses[String(res.status)],
-      `${method} ${path} ${res.status} is documented`,
-    ).toBeDefined();
-    let validate = validators.get(id);
-    if (!validate) validators.set(id, (validate = ajv.compile({ $ref: id })));
+    );
     const valid = validate(res.body);
-    expect(valid, `${method} ${path} ${res.status}: ${ajv.errorsText(validate.errors)}`).toBe(true);
+    expect(valid, `${method} ${path} ${status}: ${ajv.errorsText(validate.errors)}`).toBe(true);
+    const parsed = answerSchema(method, path, res.status)?.safeParse(res.body);
+    expect(parsed?.success, `${method} ${path} ${status} (zod): ${parsed?.error?.message}`).toBe(true);
     seen.add(`${method.toUpperCase()} ${path}`);
     return res;
   }
 
+  /** A JSON body the document refuses is one the API refuses too (400), and none it takes is refused. */
+  function checkBody(path: string, body: object | undefined, res: Response): void {
+    if (body === undefined || !document.paths[path]?.post?.requestBody) return;
+    const content = ['paths', path, 'post', 'requestBody', 'content', 'application/json', 'schema'];
+    const documented = validator(...content)(body);
+    if (!documented) expect(res.status, `POST ${path} ${JSON.stringify(body).slice(0, 80)}`).toBe(400);
+    if (res.status < 300)
+      expect(documented, `POST ${path}: the document refuses what the API took`).toBe(true);
+  }
+
   const get = async (url: string, path: string, headers = auth) =>
     check('get', path, await fixture.http().get(url).set(headers));
-  const post = async (url: string, path: string, body?: object, headers = auth) =>
-    check('post', path, await fixture.http().post(url).set(headers).send(body));
+  const post = async (url: string, path: string, body?: object, headers = auth) => {
+    const res = check('post', path, await fixture.http().post(url).set(headers).send(body));
+    checkBody(path, body, res);
+    return res;
+  };
+
+  it('is generated from the schemas and names every route the admin routers mount', () => {
+    expect(document).toEqual(JSON.parse(JSON.stringify(buildAdminOpenApi())));
+    const documented = Object.entries(document.paths).flatMap(([path, item]) =>
+      Object.keys(item).map((method) => `${method.toUpperCase()} ${path}`),
+    );
+    const mounted = adminRouteTable(fixture).map((r) => `${r.method} ${openApiPath(r)}`);
+    expect(mounted.sort()).toEqual(documented.sort());
+    expect(mounted.length).toBeGreaterThanOrEqual(14);
+    // Every JSON body, asked or answered, is a named schema of components.
+    const refs = JSON.stringify(document.paths).match(/"application\/json":\{"schema":\{[^}]*\}/g) ?? [];
+    for (const ref of refs) expect(ref).toMatch(/"\$ref":"#\/components\/schemas\/\w+"/);
+    expect(refs.length).toBeGreaterThan(40);
+  });
 
   it('is a checker that rejects what the document does not describe', () => {
     const status = ajv.compile({ $ref: 'openapi.json#/components/schemas/Status' });
@@ -101,6 +150,7 @@ describe('admin API OpenAPI document', () => {
     await get(`/admin/sync/${started.body.jobId}`, '/admin/sync/{jobId}');
     await post('/admin/sync', '/admin/sync', { snapshot: { users: [{ id: 'x' }], groups: [] } });
     await post('/admin/sync', '/admin/sync', { unknown: true });
+    await post('/admin/sync', '/admin/sync', { input: '', dryRun: 'yes' });
     // A snapshot as NDJSON, read as a stream: a line that is no user is refused naming it.
     const ndjson = async (text: string) =>
       check(
@@ -175,6 +225,7 @@ describe('admin API OpenAPI document', () => {
     const [, data] = /^event: end\ndata: (.*)$/m.exec(stream.text) ?? [];
     const progressEvent = ajv.compile({ $ref: 'openapi.json#/components/schemas/SyncProgressEvent' });
     expect(progressEvent(JSON.parse(data ?? 'null')), ajv.errorsText(progressEvent.errors)).toBe(true);
+    expect(SyncProgressEvent.safeParse(JSON.parse(data ?? 'null')).success).toBe(true);
     expect(document.paths[events]?.get?.responses['200']).toBeDefined();
     seen.add(`GET ${events}`);
     const platform = '/admin/identities/{kind}/{key}/platform';

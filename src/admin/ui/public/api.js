@@ -1,6 +1,8 @@
 // @ts-check
 /** Browser module: the admin token in session storage, and calls to the admin API with it. */
 
+/** @import { ErrorBody } from '../api-types.js' */
+
 const TOKEN_KEY = 'scim-bridge.admin-token';
 
 /** The token lives in this tab's session storage only: never in a URL, a cookie or local storage. */
@@ -52,8 +54,8 @@ export function adminUrl(path) {
 }
 
 /**
- * Calls the admin API. T is the shape of its answer for this path (the typedefs below): trusted, not
- * checked here; the API's own tests validate its answers against src/admin/openapi.schemas.ts.
+ * Calls the admin API. T is the shape of its answer for this path (../api-types.ts: the API's own
+ * zod schemas): trusted, not checked here; the API's tests validate its answers against them.
  * options.cookies: let the browser store or send cookies (only the queue board's session uses one).
  *
  * @template [T=unknown]
@@ -116,135 +118,3 @@ export async function api(method, path, body, options) {
 export function enc(value) {
   return encodeURIComponent(value);
 }
-
-// What the dashboard reads of the admin API's answers; the JSON Schemas in
-// src/admin/openapi.schemas.ts are the reference.
-
-/**
- * @typedef {{ code: string; message: string; problems?: string[] }} ErrorBody
- * @typedef {'reachable' | 'rate-limited' | 'auth-failed' | 'unavailable'} TargetState
- * @typedef {{ state: TargetState; since: string | null; detail: string | null; pausedForMs: number }} TargetHealth
- * @typedef {{ desired: number; managed: number; deprovisioned: number }} IdentityCounts
- * @typedef {{
- *   status: 'ok' | 'degraded';
- *   target: TargetHealth;
- *   queues: Record<string, Record<string, number>>;
- *   identities: { users: IdentityCounts; groups: IdentityCounts };
- *   failures: number;
- *   pending: number;
- *   activeSync?: SyncView | null;
- *   lastSync?: SyncView | null;
- *   lastFullSync?: SyncView | null;
- * }} Status
- */
-
-/**
- * @typedef {{ create: number; update: number; deprovision: number; unchanged: number }} KindCounts
- * @typedef {{
- *   kind: 'user' | 'group';
- *   id: string;
- *   action: 'create' | 'update' | 'adopt' | 'deprovision';
- *   targetId?: string;
- *   attributes?: string[];
- * }} PlannedChange
- * @typedef {{ id: string | null; userName: string | null }} RemovedUser
- * @typedef {{ id: string | null; displayName: string | null }} RemovedGroup
- * @typedef {{ group: string; displayName: string | null; total: number; removed: RemovedUser[] }} MembershipRemoval
- * @typedef {{
- *   users: { total: number; sample: RemovedUser[] };
- *   groups: { total: number; sample: RemovedGroup[] };
- *   memberships: { total: number; groups: number; sample: MembershipRemoval[] };
- * }} Removals
- * @typedef {{
- *   name: string;
- *   owner?: string;
- *   users?: number;
- *   last?: { jobId: string; users: number };
- *   shrunkByPercent?: number;
- *   shrinkLimitPercent: number;
- * }} PlanSource
- * @typedef {{ users: number; groups: number }} PerKind
- * @typedef {{
- *   users: number;
- *   groups: number;
- *   owners: Record<string, PerKind>;
- *   refused: PerKind;
- * }} OwnedElsewhere
- * @typedef {{ linked: number; unmatchedInSource: number; unmatchedOnPlatform: number; ambiguous: number }} LinkCounts
- * @typedef {LinkCounts & { users: LinkCounts; groups: LinkCounts }} LinkOnly
- * @typedef {KindCounts & {
- *   users: KindCounts;
- *   groups: KindCounts;
- *   unmanagedUsers?: number;
- *   ownedElsewhere?: OwnedElsewhere;
- *   linkOnly?: LinkOnly;
- *   deprovisionLimit?: number;
- *   deprovisionLimitSetting?: string;
- *   held: boolean;
- *   holdReasons?: ('deprovision-limit' | 'source-shrink')[];
- *   approved?: true;
- *   source?: PlanSource;
- *   removals?: Removals;
- *   changes?: PlannedChange[];
- *   changesOmitted?: number;
- * }} SyncPlan
- * @typedef {{
- *   created: number;
- *   updated: number;
- *   deprovisioned: number;
- *   unchanged: number;
- *   failed: number;
- *   requests: { total: number; [method: string]: number };
- *   durationMs: number;
- *   phasesMs?: Record<string, number>;
- * }} SyncSummary
- * @typedef {{
- *   jobId: string;
- *   state: 'queued' | 'running' | 'awaiting-approval' | 'completed' | 'failed';
- *   dryRun: boolean;
- *   trigger: string;
- *   createdAt: string;
- *   startedAt?: string;
- *   finishedAt?: string;
- *   progress: { phase: string; done: number; total: number };
- *   plan?: SyncPlan;
- *   summary?: SyncSummary;
- *   error?: { code: string; message: string };
- *   cancelRequested?: true;
- *   linkOnly?: true;
- * }} SyncView
- */
-
-/**
- * @typedef {{ code: string; message: string; status?: number; detail?: string; at: string | null }} StoredError
- * @typedef {{
- *   key: string;
- *   kind: 'user' | 'group';
- *   id: string;
- *   name: string | null;
- *   failedAt: string | null;
- *   error: StoredError | null;
- * }} Failure
- * @typedef {{ total: number; items: Failure[]; nextCursor: string | null }} FailureList
- * @typedef {{ at: string | null; type: string; [field: string]: unknown }} HistoryEntry
- * @typedef {{
- *   kind: 'user' | 'group';
- *   id: string;
- *   key: string;
- *   matchedBy: string;
- *   status: string;
- *   desired: object | null;
- *   targetId: string | null;
- *   managed: boolean;
- *   lastAppliedAt?: string | null;
- *   lastAttemptAt?: string | null;
- *   lastResult?: string | null;
- *   lastError?: StoredError | null;
- *   failedAt?: string | null;
- *   pendingSince?: string | null;
- *   heldBy?: string | null;
- *   groups?: string[];
- *   names?: Record<string, string>;
- *   history: HistoryEntry[];
- * }} IdentityTrace
- */

@@ -8,7 +8,7 @@ import { identityView } from './identity.js';
 import { overviewView } from './overview.js';
 import { syncDetailView, syncsView } from './syncs.js';
 
-/** @import { Status } from './api.js' */
+/** @import { Status } from '../api-types.js' */
 /** @import { Child, View } from './dom.js' */
 
 /** @param {string} id one of index.html's elements */

@@ -3,35 +3,13 @@
 import { api, enc } from './api.js';
 import { errorBox, fill, h } from './dom.js';
 
+/** @import { Child } from './dom.js' */
+
 /**
- * What GET /admin/sync/{jobId}/changes answers (the admin API's SyncChanges): a plan's changes by
- * action, or one of the lists beside them (what the run leaves to other inputs, a link-only run's).
+ * GET /admin/sync/{jobId}/changes answers a ChangePage: a plan's changes by action, or one of the
+ * lists beside them (what the run leaves to other inputs, a link-only run's).
  *
- * @typedef {'create' | 'update' | 'adopt' | 'deprovision' | 'ownedElsewhere' | 'linked'
- *   | 'unmatchedInSource' | 'unmatchedOnPlatform' | 'ambiguous'} Action
- * @typedef {{
- *   kind: 'user' | 'group';
- *   id: string | null;
- *   action: Action;
- *   targetId?: string;
- *   attributes?: string[];
- *   userName?: string | null;
- *   displayName?: string | null;
- *   owner?: string | null;
- *   refused?: string;
- *   candidates?: { targetId: string; by: string; name: string }[];
- * }} Change
- * @typedef {{
- *   jobId: string;
- *   action: Action | null;
- *   planned: boolean;
- *   total: number;
- *   recorded: number;
- *   totals: Record<Action, number>;
- *   offset: number;
- *   limit: number;
- *   items: Change[];
- * }} ChangePage
+ * @import { Action, Change, ChangePage } from '../api-types.js'
  */
 
 const PAGE = 25;
@@ -137,19 +115,8 @@ function actionGroup(jobId, group, first) {
   const message = h('div');
   /** @param {ChangePage} page */
   function render(page) {
-    const from = page.offset + 1;
-    const to = page.offset + page.items.length;
-    const unrecorded = page.total - page.recorded;
-    const rows = page.items.map(function (c) {
-      return h(
-        'tr',
-        null,
-        h('td', null, c.kind),
-        h('td', null, named(c.kind, c.id, c.kind === 'user' ? c.userName : c.displayName)),
-        h('td', null, detail(c)),
-      );
-    });
-    const go = function (/** @type {number} */ offset) {
+    /** @param {number} offset */
+    const go = function (offset) {
       return async function () {
         try {
           render(await fetchPage(jobId, group.action, offset));
@@ -158,83 +125,111 @@ function actionGroup(jobId, group, first) {
         }
       };
     };
-    fill(
-      section,
-      h('h3', null, group.title + ' (' + page.total + ')'),
-      h(
-        'p',
-        { class: 'muted' },
-        page.total === 1
-          ? 'One ' + (group.noun ? group.noun[0] : 'identity') + ' '
-          : page.total + ' ' + (group.noun ? group.noun[1] : 'identities') + ' ',
-        group.what,
-        page.recorded > page.items.length
-          ? '; showing ' + from + '–' + to + ' of ' + page.recorded + '.'
-          : '.',
-      ),
-      page.items.length === 0
-        ? null
-        : h(
-            'table',
-            null,
-            h(
-              'caption',
-              { class: 'visually-hidden' },
-              group.title + ': ' + from + '–' + to + ' of ' + page.recorded,
-            ),
-            h(
-              'thead',
-              null,
-              h(
-                'tr',
-                null,
-                h('th', { scope: 'col' }, 'kind'),
-                h('th', { scope: 'col' }, 'identity (name, id)'),
-                h('th', { scope: 'col' }, group.detail || '—'),
-              ),
-            ),
-            h('tbody', null, rows),
-          ),
-      page.recorded <= PAGE
-        ? null
-        : h(
-            'div',
-            { class: 'row pager' },
-            h(
-              'button',
-              {
-                type: 'button',
-                class: 'secondary',
-                disabled: page.offset === 0,
-                onclick: go(Math.max(0, page.offset - PAGE)),
-                'data-focus': 'prev-' + group.action,
-              },
-              'Previous',
-            ),
-            h(
-              'button',
-              {
-                type: 'button',
-                class: 'secondary',
-                disabled: to >= page.recorded,
-                onclick: go(to),
-                'data-focus': 'next-' + group.action,
-              },
-              'Next',
-            ),
-          ),
-      unrecorded > 0
-        ? h(
-            'p',
-            { class: 'muted' },
-            unrecorded + ' more are not listed: the sync records the first 100 of each list of its plan.',
-          )
-        : null,
-      message,
-    );
+    fill(section, groupPage(group, page, go), message);
   }
   render(first);
   return section;
+}
+
+/**
+ * A page of one group: how many it holds, the page's changes, the pager, and how many the record
+ * does not list.
+ *
+ * @param {Group} group
+ * @param {ChangePage} page
+ * @param {(offset: number) => () => Promise<void>} go
+ * @returns {Child[]}
+ */
+function groupPage(group, page, go) {
+  const from = page.offset + 1;
+  const to = page.offset + page.items.length;
+  const unrecorded = page.total - page.recorded;
+  return [
+    h('h3', null, group.title + ' (' + page.total + ')'),
+    h(
+      'p',
+      { class: 'muted' },
+      page.total === 1
+        ? 'One ' + (group.noun ? group.noun[0] : 'identity') + ' '
+        : page.total + ' ' + (group.noun ? group.noun[1] : 'identities') + ' ',
+      group.what,
+      page.recorded > page.items.length ? '; showing ' + from + '–' + to + ' of ' + page.recorded + '.' : '.',
+    ),
+    page.items.length === 0
+      ? null
+      : changeTable(group, page.items, group.title + ': ' + from + '–' + to + ' of ' + page.recorded),
+    page.recorded <= PAGE ? null : pager(group.action, page.offset, to, page.recorded, go),
+    unrecorded > 0
+      ? h(
+          'p',
+          { class: 'muted' },
+          unrecorded + ' more are not listed: the sync records the first 100 of each list of its plan.',
+        )
+      : null,
+  ];
+}
+
+/**
+ * @param {Group} group
+ * @param {Change[]} items
+ * @param {string} caption
+ */
+function changeTable(group, items, caption) {
+  return h(
+    'table',
+    null,
+    h('caption', { class: 'visually-hidden' }, caption),
+    h(
+      'thead',
+      null,
+      h(
+        'tr',
+        null,
+        h('th', { scope: 'col' }, 'kind'),
+        h('th', { scope: 'col' }, 'identity (name, id)'),
+        h('th', { scope: 'col' }, group.detail || '—'),
+      ),
+    ),
+    h(
+      'tbody',
+      null,
+      items.map(function (c) {
+        return h(
+          'tr',
+          null,
+          h('td', null, c.kind),
+          h('td', null, named(c.kind, c.id, c.kind === 'user' ? c.userName : c.displayName)),
+          h('td', null, detail(c)),
+        );
+      }),
+    ),
+  );
+}
+
+/**
+ * Previous and Next, a PAGE at a time through what the record lists.
+ *
+ * @param {Action} action
+ * @param {number} offset
+ * @param {number} to the last change shown (1-based)
+ * @param {number} recorded
+ * @param {(offset: number) => () => Promise<void>} go
+ */
+function pager(action, offset, to, recorded, go) {
+  /** @param {string} label @param {boolean} disabled @param {number} target @param {string} focus */
+  const button = function (label, disabled, target, focus) {
+    return h(
+      'button',
+      { type: 'button', class: 'secondary', disabled: disabled, onclick: go(target), 'data-focus': focus },
+      label,
+    );
+  };
+  return h(
+    'div',
+    { class: 'row pager' },
+    button('Previous', offset === 0, Math.max(0, offset - PAGE), 'prev-' + action),
+    button('Next', to >= recorded, to, 'next-' + action),
+  );
 }
 
 /**

@@ -6,7 +6,7 @@
 import { enc } from './api.js';
 import { duration, h } from './dom.js';
 
-/** @import { SyncView } from './api.js' */
+/** @import { SyncView } from '../api-types.js' */
 /** @typedef {{ sync: SyncView; ms: number; changes: number }} Point */
 
 const SVG = 'http://www.w3.org/2000/svg';

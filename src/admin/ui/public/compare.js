@@ -7,25 +7,7 @@ import { api, enc } from './api.js';
 import { badge, errorBox, fill, h, time } from './dom.js';
 import { named } from './changes.js';
 
-/**
- * What GET /admin/identities/{kind}/{key}/platform answers (the admin API's PlatformCopy).
- *
- * @typedef {{ attribute: string; desired: unknown; platform: unknown; differs: boolean }} AttributeRow
- * @typedef {{ id: string | null; targetId: string | null; userName: string | null; desired: boolean; platform: boolean }} MemberRow
- * @typedef {{
- *   kind: 'user' | 'group';
- *   id: string;
- *   key: string;
- *   targetId: string | null;
- *   inDesiredState: boolean;
- *   platform: 'found' | 'not-found' | 'not-linked';
- *   attributes: AttributeRow[];
- *   differences: string[];
- *   members?: { desired: number; platform: number; missing: number; extra: number; rows: MemberRow[]; rowsOmitted: number };
- *   resource: object | null;
- *   readAt: string;
- * }} PlatformCopy
- */
+/** @import { AttributeRow, MemberRow, PlatformCopy } from '../api-types.js' */
 
 /**
  * A managed attribute's value as text: e-mails one per line, a name by its parts.

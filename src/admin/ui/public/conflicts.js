@@ -5,24 +5,7 @@ import { announce, errorBox, fill, h, heading, time } from './dom.js';
 
 /** @import { View } from './dom.js' */
 
-// What the view reads of GET /admin/conflicts; the JSON Schemas in src/admin/openapi.conflicts.ts
-// are the reference.
-/**
- * @typedef {{ owner: string | null; id: string; name: string | null }} ConflictParty
- * @typedef {{ targetId: string; by: string; name: string | null }} ConflictCandidate
- * @typedef {{
- *   id: string;
- *   kind: 'same-id' | 'account' | 'ambiguous';
- *   identityKind: 'user' | 'group';
- *   status: 'open' | 'ignored' | 'linked' | 'withdrawn';
- *   claimant: ConflictParty;
- *   holder: ConflictParty | null;
- *   account: { targetId: string | null; by: string; candidates?: ConflictCandidate[] };
- *   firstSeenAt: string | null;
- *   lastSeenAt: string | null;
- * }} Conflict
- * @typedef {{ total: number; items: Conflict[]; nextCursor: string | null }} ConflictList
- */
+/** @import { Conflict, ConflictList, ConflictParty, ConflictResolveBody } from '../api-types.js' */
 
 /** @type {Record<Conflict['kind'], string>} */
 const KIND = {
@@ -56,6 +39,8 @@ function accountCell(c) {
   return c.account.targetId ? c.account.targetId + ' (by ' + c.account.by + ')' : 'none yet';
 }
 
+/** @typedef {(c: Conflict, action: 'link' | 'ignore', targetId?: string) => void} OnResolve */
+
 /**
  * @param {HTMLElement} container
  * @returns {Promise<View>}
@@ -70,124 +55,15 @@ export async function conflictsView(container) {
   );
   const message = h('div');
   const list = h('div');
-
+  /** @type {OnResolve} */
+  const onResolve = function (c, action, targetId) {
+    resolveConflict(c, action, targetId, message, load);
+  };
   async function load() {
     /** @type {ConflictList} */
     const page = await api('GET', 'conflicts?limit=200&status=' + status.value);
-    render(page);
+    fill(list, conflictList(page, status.value, onResolve));
   }
-
-  /**
-   * @param {Conflict} c
-   * @param {'link' | 'ignore'} action
-   * @param {string} [targetId]
-   */
-  async function resolve(c, action, targetId) {
-    try {
-      /** @type {{ action: string; targetId?: string }} */
-      const body = { action: action };
-      if (targetId) body.targetId = targetId;
-      await api('POST', 'conflicts/' + enc(c.id) + '/resolve', body);
-      const name = c.claimant.name || c.claimant.id;
-      const text =
-        action === 'link'
-          ? 'Linked: ' + name + ' (' + c.claimant.owner + ') now owns the platform account.'
-          : 'Ignored: ' + name + ' stays parked and is no longer reported.';
-      announce(text);
-      fill(message, h('p', { role: 'status' }, text));
-      await load();
-    } catch (error) {
-      fill(message, errorBox(error));
-    }
-  }
-
-  /** @param {Conflict} c */
-  function actions(c) {
-    if (c.status !== 'open' && c.status !== 'ignored') return h('span', { class: 'muted' }, c.status);
-    const name = c.claimant.name || c.claimant.id;
-    /**
-     * @param {string} label the accessible name, starting with the text shown (the claimant's name is added)
-     * @param {'link' | 'ignore'} action
-     * @param {string} [targetId]
-     * @param {string} [text] what the button shows, when shorter than the label
-     */
-    const button = function (label, action, targetId, text) {
-      return h(
-        'button',
-        {
-          type: 'button',
-          class: action === 'ignore' ? 'secondary' : null,
-          'aria-label': label + ' — ' + name,
-          'data-focus': action + ':' + c.id + ':' + (targetId || ''),
-          onclick: function () {
-            resolve(c, action, targetId);
-          },
-        },
-        text || label,
-      );
-    };
-    const links =
-      c.kind === 'ambiguous'
-        ? (c.account.candidates || []).map(function (candidate) {
-            const text = 'Link the ' + candidate.by + ' match';
-            return button(text + ', ' + candidate.targetId, 'link', candidate.targetId, text);
-          })
-        : [button('Link', 'link')];
-    return h('div', { class: 'row' }, links, c.status === 'open' ? button('Ignore', 'ignore') : null);
-  }
-
-  /** @param {ConflictList} page */
-  function render(page) {
-    const rows = page.items.map(function (c) {
-      return h(
-        'tr',
-        null,
-        h('td', null, KIND[c.kind] || c.kind),
-        h('td', null, who(c.identityKind, c.claimant)),
-        h('td', null, c.holder ? who(c.identityKind, c.holder) : '—'),
-        h('td', null, accountCell(c)),
-        h('td', null, time(c.firstSeenAt)),
-        h('td', null, time(c.lastSeenAt)),
-        h('td', null, actions(c)),
-      );
-    });
-    fill(
-      list,
-      h('p', null, page.total + ' ' + status.value + ' conflict' + (page.total === 1 ? '' : 's') + '.'),
-      rows.length === 0
-        ? h('p', { class: 'muted' }, 'No conflicts.')
-        : h(
-            'table',
-            null,
-            h('caption', null, 'Conflicts, most recently seen first'),
-            h(
-              'thead',
-              null,
-              h(
-                'tr',
-                null,
-                [
-                  'kind',
-                  'claimant (parked)',
-                  'holder',
-                  'platform account',
-                  'first seen',
-                  'last seen',
-                  '',
-                ].map(function (n) {
-                  return h(
-                    'th',
-                    { scope: 'col' },
-                    n === '' ? h('span', { class: 'visually-hidden' }, 'resolve') : n,
-                  );
-                }),
-              ),
-            ),
-            h('tbody', null, rows),
-          ),
-    );
-  }
-
   fill(
     container,
     heading('Conflicts'),
@@ -215,4 +91,135 @@ export async function conflictsView(container) {
   );
   await load();
   return { refresh: load, every: 10000 };
+}
+
+/**
+ * Links or ignores the conflict, says what became of the claimant, and reloads the list.
+ *
+ * @param {Conflict} c
+ * @param {'link' | 'ignore'} action
+ * @param {string | undefined} targetId
+ * @param {HTMLElement} message
+ * @param {() => Promise<void>} reload
+ */
+async function resolveConflict(c, action, targetId, message, reload) {
+  try {
+    /** @type {ConflictResolveBody} */
+    const body = { action: action };
+    if (targetId) body.targetId = targetId;
+    await api('POST', 'conflicts/' + enc(c.id) + '/resolve', body);
+    const name = c.claimant.name || c.claimant.id;
+    const text =
+      action === 'link'
+        ? 'Linked: ' + name + ' (' + c.claimant.owner + ') now owns the platform account.'
+        : 'Ignored: ' + name + ' stays parked and is no longer reported.';
+    announce(text);
+    fill(message, h('p', { role: 'status' }, text));
+    await reload();
+  } catch (error) {
+    fill(message, errorBox(error));
+  }
+}
+
+/**
+ * The buttons that resolve an open or ignored conflict: Link (an ambiguous one: one per candidate
+ * account), and Ignore while it is open.
+ *
+ * @param {Conflict} c
+ * @param {OnResolve} onResolve
+ */
+function actions(c, onResolve) {
+  if (c.status !== 'open' && c.status !== 'ignored') return h('span', { class: 'muted' }, c.status);
+  const name = c.claimant.name || c.claimant.id;
+  /**
+   * @param {string} label the accessible name, starting with the text shown (the claimant's name is added)
+   * @param {'link' | 'ignore'} action
+   * @param {string} [targetId]
+   * @param {string} [text] what the button shows, when shorter than the label
+   */
+  const button = function (label, action, targetId, text) {
+    return h(
+      'button',
+      {
+        type: 'button',
+        class: action === 'ignore' ? 'secondary' : null,
+        'aria-label': label + ' — ' + name,
+        'data-focus': action + ':' + c.id + ':' + (targetId || ''),
+        onclick: function () {
+          onResolve(c, action, targetId);
+        },
+      },
+      text || label,
+    );
+  };
+  const links =
+    c.kind === 'ambiguous'
+      ? (c.account.candidates || []).map(function (candidate) {
+          const text = 'Link the ' + candidate.by + ' match';
+          return button(text + ', ' + candidate.targetId, 'link', candidate.targetId, text);
+        })
+      : [button('Link', 'link')];
+  return h('div', { class: 'row' }, links, c.status === 'open' ? button('Ignore', 'ignore') : null);
+}
+
+/**
+ * How many there are of the status shown, and the table of them.
+ *
+ * @param {ConflictList} page
+ * @param {string} status
+ * @param {OnResolve} onResolve
+ */
+function conflictList(page, status, onResolve) {
+  return [
+    h('p', null, page.total + ' ' + status + ' conflict' + (page.total === 1 ? '' : 's') + '.'),
+    page.items.length === 0
+      ? h('p', { class: 'muted' }, 'No conflicts.')
+      : h(
+          'table',
+          null,
+          h('caption', null, 'Conflicts, most recently seen first'),
+          h(
+            'thead',
+            null,
+            h(
+              'tr',
+              null,
+              ['kind', 'claimant (parked)', 'holder', 'platform account', 'first seen', 'last seen', ''].map(
+                function (n) {
+                  return h(
+                    'th',
+                    { scope: 'col' },
+                    n === '' ? h('span', { class: 'visually-hidden' }, 'resolve') : n,
+                  );
+                },
+              ),
+            ),
+          ),
+          h(
+            'tbody',
+            null,
+            page.items.map(function (c) {
+              return conflictRow(c, onResolve);
+            }),
+          ),
+        ),
+  ];
+}
+
+/**
+ * @param {Conflict} c
+ * @param {OnResolve} onResolve
+ */
+function conflictRow(c, onResolve) {
+  return h(
+    'tr',
+    null,
+    h('td', null, KIND[c.kind] || c.kind),
+    h('td', null, who(c.identityKind, c.claimant)),
+    h('td', null, c.holder ? who(c.identityKind, c.holder) : '—'),
+    h('td', null, accountCell(c)),
+    h('td', null, time(c.firstSeenAt)),
+    h('td', null, time(c.lastSeenAt)),
+    h('td', null, actions(c, onResolve)),
+  );
 }

@@ -8,7 +8,7 @@ import { named } from './changes.js';
 import { platformSection } from './compare.js';
 import { announce, badge, fill, h, heading, kv, table, time } from './dom.js';
 
-/** @import { HistoryEntry, IdentityTrace, StoredError } from './api.js' */
+/** @import { HistoryEntry, IdentityTrace, StoredError } from '../api-types.js' */
 /** @import { Child, View } from './dom.js' */
 
 /**
@@ -18,48 +18,12 @@ import { announce, badge, fill, h, heading, kv, table, time } from './dom.js';
  * @returns {Promise<View>}
  */
 export async function identityView(container, kind, key) {
-  const kindSelect = h(
-    'select',
-    { id: 'identity-kind' },
-    h('option', { value: 'user' }, 'user'),
-    h('option', { value: 'group' }, 'group'),
-  );
-  kindSelect.value = kind === 'group' ? 'group' : 'user';
-  const keyInput = h('input', {
-    id: 'identity-key',
-    type: 'text',
-    required: true,
-    spellcheck: 'false',
-    value: key || '',
-  });
   const body = h('div');
   const top = h('div');
   const platform = h('div');
   const bottom = h('div');
   let platformRead = '';
-  fill(
-    container,
-    heading('Identity look-up'),
-    h(
-      'form',
-      {
-        class: 'row',
-        onsubmit: function (e) {
-          e.preventDefault();
-          location.hash = '#/identity/' + kindSelect.value + '/' + enc(keyInput.value.trim());
-        },
-      },
-      h('div', { class: 'field' }, h('label', { for: 'identity-kind' }, 'Kind'), kindSelect),
-      h(
-        'div',
-        { class: 'field' },
-        h('label', { for: 'identity-key' }, 'Source id, userName or displayName'),
-        keyInput,
-      ),
-      h('button', { type: 'submit' }, 'Look up'),
-    ),
-    body,
-  );
+  fill(container, heading('Identity look-up'), lookUpForm(kind, key), body);
   if (!key) return {};
   /** @returns {Promise<IdentityTrace | undefined>} */
   async function refresh() {
@@ -86,6 +50,47 @@ export async function identityView(container, kind, key) {
   }
   await refresh();
   return {};
+}
+
+/**
+ * The kind and key to look up; submitting opens the look-up's own address.
+ *
+ * @param {string | undefined} kind
+ * @param {string} key
+ */
+function lookUpForm(kind, key) {
+  const kindSelect = h(
+    'select',
+    { id: 'identity-kind' },
+    h('option', { value: 'user' }, 'user'),
+    h('option', { value: 'group' }, 'group'),
+  );
+  kindSelect.value = kind === 'group' ? 'group' : 'user';
+  const keyInput = h('input', {
+    id: 'identity-key',
+    type: 'text',
+    required: true,
+    spellcheck: 'false',
+    value: key || '',
+  });
+  return h(
+    'form',
+    {
+      class: 'row',
+      onsubmit: function (e) {
+        e.preventDefault();
+        location.hash = '#/identity/' + kindSelect.value + '/' + enc(keyInput.value.trim());
+      },
+    },
+    h('div', { class: 'field' }, h('label', { for: 'identity-kind' }, 'Kind'), kindSelect),
+    h(
+      'div',
+      { class: 'field' },
+      h('label', { for: 'identity-key' }, 'Source id, userName or displayName'),
+      keyInput,
+    ),
+    h('button', { type: 'submit' }, 'Look up'),
+  );
 }
 
 /**

@@ -4,7 +4,7 @@ import { adminUrl, api } from './api.js';
 import { badge, duration, errorBox, fill, h, heading, kv, table, time } from './dom.js';
 import { liveProgress } from './progress.js';
 
-/** @import { Status, SyncSummary, SyncView, TargetHealth } from './api.js' */
+/** @import { Status, SyncSummary, SyncView, TargetHealth } from '../api-types.js' */
 /** @import { Child, View } from './dom.js' */
 
 /**
@@ -18,22 +18,7 @@ export async function overviewView(container) {
   /** @type {{ jobId: string; live: ReturnType<typeof liveProgress> } | null} */
   let running = null;
   const boardMessage = h('div');
-  const board = h(
-    'button',
-    {
-      type: 'button',
-      class: 'secondary',
-      onclick: async function () {
-        try {
-          await api('POST', 'queues/session', undefined, { cookies: true });
-          window.open(adminUrl('queues/'), '_blank', 'noopener');
-        } catch (error) {
-          fill(boardMessage, errorBox(error));
-        }
-      },
-    },
-    'Open the queue board (bull-board)',
-  );
+  const board = queueBoardButton(boardMessage);
   fill(container, heading('Overview'), body, active, rest, h('div', { class: 'row' }, board), boardMessage);
   /**
    * The running sync's live progress stays in place across refreshes, fed by its progress stream.
@@ -75,6 +60,31 @@ export async function overviewView(container) {
       if (running) running.live.stop();
     },
   };
+}
+
+/**
+ * Opens bull-board in a new tab, once the session cookie it needs is set (a page cannot send the
+ * token itself).
+ *
+ * @param {HTMLElement} message where a refusal is shown
+ */
+function queueBoardButton(message) {
+  return h(
+    'button',
+    {
+      type: 'button',
+      class: 'secondary',
+      onclick: async function () {
+        try {
+          await api('POST', 'queues/session', undefined, { cookies: true });
+          window.open(adminUrl('queues/'), '_blank', 'noopener');
+        } catch (error) {
+          fill(message, errorBox(error));
+        }
+      },
+    },
+    'Open the queue board (bull-board)',
+  );
 }
 
 /**
@@ -208,6 +218,7 @@ function lastSection(last, lastFull) {
   return out;
 }
 
+/** @type {(keyof Status['queues']['reconcile'])[]} */
 const STATES = ['waiting', 'active', 'delayed', 'prioritized', 'waiting-children', 'completed', 'failed'];
 
 /** @param {Status['queues']} queues */

@@ -2,7 +2,7 @@
 /** Browser module: what a sync's plan says of other inputs, and a link-only run's counts. */
 import { h, table } from './dom.js';
 
-/** @import { LinkOnly, OwnedElsewhere, SyncView } from './api.js' */
+/** @import { LinkOnly, OwnedElsewhere, SyncView } from '../api-types.js' */
 
 /**
  * @param {number} n
@@ -53,11 +53,11 @@ export function ownedElsewhereSection(owned) {
  * @param {SyncView} sync
  */
 export function linkOnlySection(link, sync) {
-  /** @type {(keyof import('./api.js').LinkCounts)[]} */
+  /** @type {(keyof import('../api-types.js').LinkCounts)[]} */
   const lists = ['linked', 'unmatchedInSource', 'unmatchedOnPlatform', 'ambiguous'];
   /**
    * @param {string} label
-   * @param {import('./api.js').LinkCounts} counts
+   * @param {import('../api-types.js').LinkCounts} counts
    */
   const row = function (label, counts) {
     return [

@@ -4,7 +4,7 @@ import { enc } from './api.js';
 import { h, table } from './dom.js';
 import { linkOnlySection, ownedElsewhereSection } from './plan-inputs.js';
 
-/** @import { KindCounts, PlanSource, Removals, SyncPlan, SyncView } from './api.js' */
+/** @import { KindCounts, PlanSource, Removals, SyncPlan, SyncView } from '../api-types.js' */
 /** @import { Child } from './dom.js' */
 
 /**
@@ -124,32 +124,32 @@ function sourceLine(source) {
 }
 
 /**
+ * An identity's id, linked to its trace; a dash when the platform's account is not the bridge's.
+ *
+ * @param {string} kind
+ * @param {string | null} id
+ */
+function link(kind, id) {
+  return id ? h('a', { href: '#/identity/' + kind + '/' + enc(id) }, id) : '—';
+}
+
+/**
+ * @param {{ total: number; sample: unknown[] }} part
+ * @param {string} what
+ */
+function caption(part, what) {
+  return (
+    what + ' (' + part.total + (part.total > part.sample.length ? ', first ' + part.sample.length : '') + ')'
+  );
+}
+
+/**
  * @param {Removals} removals
  * @param {boolean} held
  */
 function removalsSection(removals, held) {
   const count = removals.users.total + removals.groups.total + removals.memberships.total;
   if (count === 0) return null;
-  /**
-   * @param {string} kind
-   * @param {string | null} id
-   */
-  const link = function (kind, id) {
-    return id ? h('a', { href: '#/identity/' + kind + '/' + enc(id) }, id) : '—';
-  };
-  /**
-   * @param {{ total: number; sample: unknown[] }} part
-   * @param {string} what
-   */
-  const caption = function (part, what) {
-    return (
-      what +
-      ' (' +
-      part.total +
-      (part.total > part.sample.length ? ', first ' + part.sample.length : '') +
-      ')'
-    );
-  };
   return [
     h('h2', { id: 'removals' }, held ? 'Removals held for approval' : 'Removals'),
     table(

@@ -8,13 +8,8 @@ import { enc } from './api.js';
 import { badge, duration, fill, h } from './dom.js';
 import { readEvents } from './stream.js';
 
-/** @import { SyncView } from './api.js' */
-/**
- * What a progress event carries (the admin API's SyncProgressEvent).
- *
- * @typedef {Pick<SyncView, 'jobId' | 'state' | 'progress' | 'startedAt' | 'finishedAt' | 'cancelRequested'>} ProgressEvent
- * @typedef {{ phase: string; label: string; ms?: string[] }} Phase
- */
+/** @import { ProgressEvent, SyncView } from '../api-types.js' */
+/** @typedef {{ phase: string; label: string; ms?: string[] }} Phase */
 
 const SETTLED = ['completed', 'failed', 'awaiting-approval'];
 
@@ -149,17 +144,7 @@ export function liveProgress(onChange) {
 
   /** @param {ProgressEvent} now */
   function draw(now) {
-    if (!sync) return;
-    const ended = now.state === 'completed' ? 'completed' : now.state === 'failed' ? 'failed' : '';
-    element.dataset.state = now.state;
-    element.dataset.phase = ended || now.progress.phase;
-    fill(
-      element,
-      h('h2', { id: 'sync-live-title' }, 'Progress ', badge(now.state, ended || now.state)),
-      timeline(sync, now),
-      isSettled(now) ? null : bar(now),
-      h('p', { class: 'muted', id: 'sync-live-note' }, isSettled(now) ? settledText(sync, now) : note),
-    );
+    if (sync) drawPanel(element, sync, now, note);
   }
 
   /**
@@ -179,23 +164,10 @@ export function liveProgress(onChange) {
     const controller = new window.AbortController();
     open = controller;
     note = 'Live: updated as it happens.';
-    let last = sync.state + ' ' + sync.progress.phase;
     draw(sync);
     try {
-      await readEvents(
-        'sync/' + enc(jobId) + '/events',
-        function (name, data) {
-          // A view the page has left (replaced before it could be told) lets its stream go.
-          if (!element.isConnected) return stop();
-          if (name !== 'progress' && name !== 'end') return;
-          const now = /** @type {ProgressEvent} */ (data);
-          draw(now);
-          const key = now.state + ' ' + now.progress.phase;
-          if (key !== last || name === 'end') onChange(now);
-          last = key;
-        },
-        controller.signal,
-      );
+      const onEvent = progressHandler(sync, { element, draw, onChange, stop });
+      await readEvents('sync/' + enc(jobId) + '/events', onEvent, controller.signal);
     } catch (error) {
       note =
         'Live updates interrupted (' +
@@ -217,6 +189,54 @@ export function liveProgress(onChange) {
   }
 
   return { element: element, show: show, follow: follow, stop: stop, following: following };
+}
+
+/**
+ * Draws the panel: the state, the phases so far, the bar while it runs, and a note (how it ended).
+ *
+ * @param {HTMLElement} element
+ * @param {SyncView} sync the full view (for its kind and summary)
+ * @param {ProgressEvent} now
+ * @param {string} note
+ */
+function drawPanel(element, sync, now, note) {
+  const ended = now.state === 'completed' ? 'completed' : now.state === 'failed' ? 'failed' : '';
+  element.dataset.state = now.state;
+  element.dataset.phase = ended || now.progress.phase;
+  fill(
+    element,
+    h('h2', { id: 'sync-live-title' }, 'Progress ', badge(now.state, ended || now.state)),
+    timeline(sync, now),
+    isSettled(now) ? null : bar(now),
+    h('p', { class: 'muted', id: 'sync-live-note' }, isSettled(now) ? settledText(sync, now) : note),
+  );
+}
+
+/**
+ * What the progress stream's events do: each draws the panel; a change of state or phase (and the
+ * end) is told to onChange.
+ *
+ * @param {SyncView} sync as the stream opens
+ * @param {{
+ *   element: HTMLElement;
+ *   draw: (now: ProgressEvent) => void;
+ *   onChange: (now: ProgressEvent) => void;
+ *   stop: () => void;
+ * }} panel
+ * @returns {(name: string, data: unknown) => void}
+ */
+function progressHandler(sync, panel) {
+  let last = sync.state + ' ' + sync.progress.phase;
+  return function (name, data) {
+    // A view the page has left (replaced before it could be told) lets its stream go.
+    if (!panel.element.isConnected) return panel.stop();
+    if (name !== 'progress' && name !== 'end') return;
+    const now = /** @type {ProgressEvent} */ (data);
+    panel.draw(now);
+    const key = now.state + ' ' + now.progress.phase;
+    if (key !== last || name === 'end') panel.onChange(now);
+    last = key;
+  };
 }
 
 /**

@@ -8,7 +8,7 @@ import { progressOf, summaryTable } from './overview.js';
 import { planSection } from './plan.js';
 import { isSettled, liveProgress } from './progress.js';
 
-/** @import { SyncPlan, SyncView } from './api.js' */
+/** @import { SyncList, SyncPlan, SyncStartBody, SyncStarted, SyncView } from '../api-types.js' */
 /** @import { View } from './dom.js' */
 
 const ENDED = ['completed', 'failed'];
@@ -23,20 +23,8 @@ export async function syncsView(container) {
   const list = h('div');
   /** @param {boolean} dryRun */
   const start = function (dryRun) {
-    return async function () {
-      if (!dryRun && !confirm('Start a full sync now? It writes to the platform.')) return;
-      try {
-        /** @type {{ jobId: string; started: boolean }} */
-        const started = await api('POST', 'sync', { dryRun: dryRun });
-        announce(
-          started.started
-            ? 'Sync ' + started.jobId + ' started'
-            : 'A sync is already running: ' + started.jobId,
-        );
-        location.hash = '#/syncs/' + enc(started.jobId);
-      } catch (error) {
-        fill(message, errorBox(error));
-      }
+    return function () {
+      return startSync(dryRun, message);
     };
   };
   fill(
@@ -53,7 +41,7 @@ export async function syncsView(container) {
     list,
   );
   async function refresh() {
-    /** @type {{ syncs: SyncView[] }} */
+    /** @type {SyncList} */
     const answer = await api('GET', 'sync?limit=50');
     fill(chart, syncChart(answer.syncs));
     fill(
@@ -77,6 +65,28 @@ export async function syncsView(container) {
   }
   await refresh();
   return { refresh: refresh, every: 2000 };
+}
+
+/**
+ * Starts a dry run, or a full sync once confirmed, and opens it (or the one already running).
+ *
+ * @param {boolean} dryRun
+ * @param {HTMLElement} message where a refusal is shown
+ */
+async function startSync(dryRun, message) {
+  if (!dryRun && !confirm('Start a full sync now? It writes to the platform.')) return;
+  try {
+    /** @type {SyncStartBody} */
+    const body = { dryRun: dryRun };
+    /** @type {SyncStarted} */
+    const started = await api('POST', 'sync', body);
+    announce(
+      started.started ? 'Sync ' + started.jobId + ' started' : 'A sync is already running: ' + started.jobId,
+    );
+    location.hash = '#/syncs/' + enc(started.jobId);
+  } catch (error) {
+    fill(message, errorBox(error));
+  }
 }
 
 /** @param {SyncView} sync */
