@@ -8,9 +8,17 @@ const REFERENCE_TARGET = {
     'Only the demo and the reference-target command use the reference target (see docs/architecture.md).',
 };
 
+/** Only store/ touches Redis: its client library and its key layout stay there (and in wiring/, ops/). */
+const REDIS = {
+  group: ['ioredis', '**/store/keys.js'],
+  message: 'Only store/ (and wiring/, ops/) may use Redis directly: go through a store port.',
+};
+const REDIS_ROOMS = ['store', 'wiring', 'ops'];
+
 /**
- * Forbids imports from the given top-level folders of src/ (the dependency direction), and of the
- * reference target, which only the demo and the `reference-target` command may use.
+ * Forbids imports from the given top-level folders of src/ (the dependency direction), of Redis
+ * outside the rooms that own it, and of the reference target, which only the demo and the
+ * `reference-target` command may use.
  */
 function layer(folder, forbidden) {
   return {
@@ -25,6 +33,7 @@ function layer(folder, forbidden) {
               group: [`**/${other}/*`, `../${other}/*`, `../../${other}/*`],
               message: `${folder} must not depend on ${other} (see docs/architecture.md).`,
             })),
+            ...(REDIS_ROOMS.includes(folder) ? [] : [REDIS]),
             REFERENCE_TARGET,
           ],
         },
@@ -109,7 +118,7 @@ export default tseslint.config(
   layer('cli', []),
   {
     files: ['src/*.ts'],
-    rules: { 'no-restricted-imports': ['error', { patterns: [REFERENCE_TARGET] }] },
+    rules: { 'no-restricted-imports': ['error', { patterns: [REDIS, REFERENCE_TARGET] }] },
   },
   // The reference target is a package of its own: it imports nothing of the bridge.
   {

@@ -3,16 +3,13 @@ import type { Router } from 'express';
 import type { Config } from '../config/schema.js';
 import type { IdentityKey } from '../domain/identity.js';
 import { queueDepthReader } from '../queue/queue-depths.js';
-import { AdminSessionStore } from '../store/admin-session.store.js';
-import { ConflictStore } from '../store/conflicts.store.js';
-import { FailureQueries } from '../store/failures.queries.js';
-import { IdentityNameQueries } from '../store/identity-names.queries.js';
-import { IdentityTraceQueries } from '../store/identity-trace.queries.js';
-import type { Keys } from '../store/keys.js';
-import type { RedisClock } from '../store/redis-clock.js';
-import type { RedisClient } from '../store/redis-connection.js';
-import { StatusQueries } from '../store/status.queries.js';
-import { SyncHistoryQueries } from '../store/sync-history.queries.js';
+import type { AdminSessionStore } from '../store/admin-session.store.js';
+import type { ConflictStore } from '../store/conflicts.store.js';
+import type { FailureQueries } from '../store/failures.queries.js';
+import type { IdentityNameQueries } from '../store/identity-names.queries.js';
+import type { IdentityTraceQueries } from '../store/identity-trace.queries.js';
+import type { StatusQueries } from '../store/status.queries.js';
+import type { SyncHistoryQueries } from '../store/sync-history.queries.js';
 import type { PlatformHealthRecord } from '../store/platform-health.store.js';
 import type { SyncService } from '../sync/sync.service.js';
 import { adminRouter } from './admin.router.js';
@@ -28,12 +25,24 @@ import { adminSyncChangesRouter } from './sync-changes.router.js';
 import { adminSyncEventsRouter } from './sync-events.router.js';
 import { adminUiRouter } from './ui/admin-ui.router.js';
 
+/**
+ * The store's reads and writes the admin feature uses, on a producer connection: they fail fast
+ * when Redis is down, so routes answer 503.
+ */
+export interface AdminStores {
+  history: SyncHistoryQueries;
+  names: IdentityNameQueries;
+  counts: StatusQueries;
+  traces: IdentityTraceQueries;
+  failures: FailureQueries;
+  conflicts: ConflictStore;
+  sessions: AdminSessionStore;
+}
+
 /** What the admin feature reads and drives. */
 export interface AdminDeps {
   config: Config;
-  /** A producer connection: fails fast when Redis is down, so routes answer 503. */
-  redis: RedisClient;
-  keys: Keys;
+  stores: AdminStores;
   syncs: SyncService;
   /** The target's health as the workers last recorded it. */
   health: () => Promise<PlatformHealthRecord>;
@@ -47,17 +56,14 @@ export interface AdminDeps {
   queues: () => Queue[];
   /** ADMIN_TOKEN, read per request so a rotated secret applies at once. */
   token: () => string;
-  /** The shared (Redis) clock, which stamps conflict resolutions. */
-  clock?: Pick<RedisClock, 'now'>;
   /** Reads an identity's resource from the platform (the dashboard's platform copy). */
   platform?: PlatformRead;
 }
 
 /** The routers mounted under /admin (behind the admin token). */
 export function adminRouters(deps: AdminDeps): Router[] {
-  const { config, redis, keys } = deps;
-  const history = new SyncHistoryQueries(redis, keys);
-  const names = new IdentityNameQueries(redis, keys);
+  const { config, stores } = deps;
+  const { history, names, traces } = stores;
   return [
     adminSyncRouter({
       syncs: deps.syncs,
@@ -66,26 +72,26 @@ export function adminRouters(deps: AdminDeps): Router[] {
     }),
     adminStatusRouter({
       queueDepths: queueDepthReader(deps.queues),
-      counts: new StatusQueries(redis, keys),
+      counts: stores.counts,
       health: deps.health,
       syncs: deps.syncs,
       lastFullSync: () => history.lastFullSync(),
     }),
-    adminIdentitiesRouter({ traces: new IdentityTraceQueries(redis, keys), names }),
+    adminIdentitiesRouter({ traces, names }),
     adminFailuresRouter({
-      failures: new FailureQueries(redis, keys),
+      failures: stores.failures,
       enqueue: deps.enqueue,
       bodyLimitBytes: config.http.bodyLimitBytes,
     }),
     adminConflictsRouter({
-      conflicts: new ConflictStore(redis, keys, deps.clock),
+      conflicts: stores.conflicts,
       bodyLimitBytes: config.http.bodyLimitBytes,
     }),
     adminOpenApiRouter(),
     adminSyncChangesRouter({ syncs: deps.syncs, names }),
     adminSyncEventsRouter({ syncs: deps.syncs }),
     adminPlatformCopyRouter({
-      traces: new IdentityTraceQueries(redis, keys),
+      traces,
       names,
       ...(deps.platform ? { platform: deps.platform } : {}),
       now: () => Date.now(),
@@ -108,7 +114,7 @@ export function adminRoutes(deps: AdminDeps): { path: string; router: Router }[]
         token,
         queues: deps.queues(),
         basePath: '/admin/queues',
-        sessions: new AdminSessionStore(deps.redis, deps.keys),
+        sessions: deps.stores.sessions,
         alwaysSecure: deps.config.http.publicUrl.startsWith('https:'),
       }),
     },

@@ -4,7 +4,7 @@ import { BridgeError } from '../domain/errors.js';
 import { isSyncId } from '../queue/job-ids.js';
 import type { SyncService } from '../sync/sync.service.js';
 import type { SyncRecord } from '../store/sync-record.store.js';
-import { toBridgeError } from '../http/error-responses.js';
+import { publicMessage, toBridgeError } from '../http/error-responses.js';
 import type { SyncProgressEvent } from './schemas/sync.schema.js';
 
 export interface AdminSyncEventsDeps {
@@ -89,7 +89,8 @@ async function stream(deps: AdminSyncEventsDeps, req: Request, res: Response, fi
       record = await deps.syncs.get(first.jobId);
     } catch (error) {
       const failure = toBridgeError(error);
-      return void res.end(event('error', JSON.stringify({ code: failure.code, message: failure.message })));
+      const message = publicMessage(failure);
+      return void res.end(event('error', JSON.stringify({ code: failure.code, message })));
     }
   }
   res.end();

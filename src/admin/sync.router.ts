@@ -40,6 +40,7 @@ export function syncView(record: SyncRecord): SyncView {
     state: record.state,
     dryRun: record.dryRun,
     trigger: record.trigger as SyncView['trigger'],
+    ...(record.owner ? { input: record.owner } : {}),
     createdAt: record.createdAt,
     ...(record.startedAt ? { startedAt: record.startedAt } : {}),
     ...(record.finishedAt ? { finishedAt: record.finishedAt } : {}),

@@ -23,7 +23,7 @@ export interface DeltaDeps {
   service: SyncService;
   /** The inputs read for their changes, by owner. */
   deltas: ReadonlyMap<string, DeltaInput>;
-  settings: { deprovisionLimit: DeprovisionLimit };
+  settings: { deprovisionLimit: DeprovisionLimit; sourceShrinkLimit: number };
   logger: Logger;
 }
 
@@ -146,6 +146,7 @@ async function hold(
     within,
     limit,
     setting: deps.settings.deprovisionLimit,
+    shrinkLimit: deps.settings.sourceShrinkLimit,
   });
   await store.records.update(syncId, {
     state: 'awaiting-approval',

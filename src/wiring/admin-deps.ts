@@ -1,4 +1,11 @@
 import type { AdminDeps } from '../admin/admin-routes.js';
+import { AdminSessionStore } from '../store/admin-session.store.js';
+import { ConflictStore } from '../store/conflicts.store.js';
+import { FailureQueries } from '../store/failures.queries.js';
+import { IdentityNameQueries } from '../store/identity-names.queries.js';
+import { IdentityTraceQueries } from '../store/identity-trace.queries.js';
+import { StatusQueries } from '../store/status.queries.js';
+import { SyncHistoryQueries } from '../store/sync-history.queries.js';
 import type { Config } from '../config/schema.js';
 import type { PlatformReader } from './platform-reader.js';
 import type { StoreSide } from './store-side.js';
@@ -10,16 +17,23 @@ export function adminDeps(
   token: () => string = () => config.inbound.adminToken,
   platform?: PlatformReader,
 ): AdminDeps {
+  const { redis, keys } = store;
   return {
     config,
-    redis: store.redis,
-    keys: store.keys,
+    stores: {
+      history: new SyncHistoryQueries(redis, keys),
+      names: new IdentityNameQueries(redis, keys),
+      counts: new StatusQueries(redis, keys),
+      traces: new IdentityTraceQueries(redis, keys),
+      failures: new FailureQueries(redis, keys),
+      conflicts: new ConflictStore(redis, keys, store.clock),
+      sessions: new AdminSessionStore(redis, keys),
+    },
     syncs: store.syncs,
     health: () => store.health.read(),
     enqueue: (keys) => store.producer.enqueue(keys),
     queues: () => store.queues(),
     token,
-    clock: store.clock,
     ...(platform ? { platform: (kind, targetId) => platform.read(kind, targetId) } : {}),
   };
 }

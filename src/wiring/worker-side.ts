@@ -171,7 +171,10 @@ function startReads({ config, store, logger }: WorkerContext, inputs: Inputs) {
     store: store.sync,
     service: store.syncs,
     deltas,
-    settings: { deprovisionLimit: config.reconcile.deprovisionLimit },
+    settings: {
+      deprovisionLimit: config.reconcile.deprovisionLimit,
+      sourceShrinkLimit: config.reconcile.sourceShrinkLimit,
+    },
     logger,
   };
   const everyMs = config.directory.deltaSeconds * 1000;

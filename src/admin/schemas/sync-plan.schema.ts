@@ -77,6 +77,19 @@ export const PlanSource = z
   });
 export type PlanSource = z.infer<typeof PlanSource>;
 
+/** What a delta read changes, by kind (a held delta's plan, an applied one's summary). */
+export const DeltaCounts = z
+  .strictObject({
+    changes: count(),
+    users: z.strictObject({ upserted: count(), deleted: count() }),
+    groups: z.strictObject({ upserted: count(), deleted: count() }),
+    memberships: count(),
+    removedWithin24h: count()
+      .optional()
+      .meta({ description: 'Users removed by earlier deltas of the same input within 24 hours.' }),
+  })
+  .meta({ description: 'A delta read of an input: the changes it read since its watermark.' });
+
 export const SyncPlan = answer(
   'SyncPlan',
   z
@@ -108,6 +121,7 @@ export const SyncPlan = answer(
       removals: Removals.optional(),
       changes: z.array(PlannedChange).optional(),
       changesOmitted: count().optional(),
+      delta: DeltaCounts.optional(),
     })
     .meta({ description: 'What a full reconciliation found to do; `changes` is a sample of at most 100.' }),
 );
@@ -139,6 +153,7 @@ export const SyncSummary = answer(
         'Milliseconds per phase (readingSource, listingTarget, planning, writingDesiredState, users, groups).',
     }),
     rssMb: perName().optional().meta({ description: 'Process memory (MB) at the end of each phase.' }),
+    delta: DeltaCounts.optional(),
   }),
 );
 export type SyncSummary = z.infer<typeof SyncSummary>;

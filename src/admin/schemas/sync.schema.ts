@@ -33,7 +33,15 @@ export const SyncView = answer(
     jobId: text(),
     state: z.enum(SYNC_STATES),
     dryRun: z.boolean(),
-    trigger: z.enum(['admin', 'cli', 'demo', 'schedule']),
+    trigger: z.enum(['admin', 'cli', 'demo', 'schedule', 'delta']).meta({
+      description:
+        'Who started it; `delta`: a delta read, held over DEPROVISION_LIMIT or needing a full read.',
+    }),
+    input: text()
+      .optional()
+      .meta({
+        description: 'The input whose identities it replaces (okta, directory:<name>); absent: every input.',
+      }),
     createdAt: time(),
     startedAt: time().optional(),
     finishedAt: time().optional(),
