@@ -91,6 +91,9 @@ const ldapSchema = z.object({
   timeoutSeconds: int(1, 600),
   userAttributes: z.record(z.string(), z.string()),
   groupAttributes: z.record(z.string(), z.string()),
+  // How the directory says what changed (DIRECTORY_DELTA_SECONDS): auto picks the preset's.
+  delta: z.enum(['auto', 'accesslog', 'usn', 'none'], { error: 'not auto, accesslog, usn or none' }),
+  accesslogBase: z.string().min(1, 'empty'),
 });
 
 export const configSchema = z

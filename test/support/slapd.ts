@@ -12,8 +12,11 @@ import { freePort } from '../../src/ops/embedded-redis.js';
  * A private OpenLDAP server for the directory tests: the Debian `slapd` binary run as the test's
  * own user on free ports (ldap:// and ldaps://), with a temporary slapd.conf, an mdb database in a
  * temporary directory loaded from LDIF fixtures by slapadd, and a throw-away CA and server
- * certificate (made with openssl) for ldaps:// and StartTLS. Needs the `slapd`, `ldap-utils` and
- * `openssl` packages; the system's own slapd service is never used.
+ * certificate (made with openssl) for ldaps:// and StartTLS. The database carries the overlays a
+ * delta read uses, as a production server would: syncprov (its contextCSN), accesslog (the writes,
+ * logged to `cn=accesslog`, readable by every authenticated account) and refint (group members
+ * follow a renamed or deleted entry). Needs the `slapd`, `ldap-utils` and `openssl` packages; the
+ * system's own slapd service is never used.
  */
 
 const execFileAsync = promisify(execFile);
@@ -21,6 +24,7 @@ const execFileAsync = promisify(execFile);
 export const FIXTURES = fileURLToPath(new URL('../fixtures/ldap/', import.meta.url));
 const SLAPD = '/usr/sbin/slapd';
 const SLAPADD = '/usr/sbin/slapadd';
+const SLAPCAT = '/usr/sbin/slapcat';
 const SYSTEM_SCHEMAS = ['core', 'cosine', 'inetorgperson'].map((name) => `/etc/ldap/schema/${name}.schema`);
 const MODULE_PATH = '/usr/lib/ldap';
 
@@ -44,6 +48,10 @@ export interface Slapd {
   readonly caFile: string;
   readonly rootDn: string;
   readonly rootPassword: string;
+  /** The directory database as an LDIF file now (slapcat, operational attributes included). */
+  backup(): Promise<string>;
+  /** Stops the server, replaces the directory database with an LDIF backup, starts it again. */
+  restore(ldif: string): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -55,18 +63,34 @@ export async function startSlapd(options: SlapdOptions): Promise<Slapd> {
     const rootPassword = randomBytes(12).toString('hex');
     const config = join(dir, 'slapd.conf');
     mkdirSync(join(dir, 'db'));
+    mkdirSync(join(dir, 'log'));
     writeFileSync(config, slapdConf(options, dir, tls, rootDn, rootPassword));
-    for (const file of options.ldif) {
-      await execFileAsync(SLAPADD, ['-q', '-f', config, '-l', fixturePath(file)]);
-    }
+    const load = async (files: readonly string[]) => {
+      for (const file of files)
+        await execFileAsync(SLAPADD, ['-q', '-f', config, '-b', options.suffix, '-l', file]);
+    };
+    await load(options.ldif.map(fixturePath));
     const [port, ldapsPort] = [await freePort(), await freePort()];
-    const child = await launch(config, port, ldapsPort);
+    let child = await launch(config, port, ldapsPort);
+    let backups = 0;
     return {
       url: `ldap://127.0.0.1:${port}`,
       ldapsUrl: `ldaps://127.0.0.1:${ldapsPort}`,
       caFile: tls.ca,
       rootDn,
       rootPassword,
+      backup: async () => {
+        const file = join(dir, `backup-${++backups}.ldif`);
+        await execFileAsync(SLAPCAT, ['-f', config, '-b', options.suffix, '-l', file]);
+        return file;
+      },
+      restore: async (ldif) => {
+        await terminate(child);
+        rmSync(join(dir, 'db'), { recursive: true, force: true });
+        mkdirSync(join(dir, 'db'));
+        await load([ldif]);
+        child = await launch(config, port, ldapsPort);
+      },
       stop: async () => {
         await terminate(child);
         rmSync(dir, { recursive: true, force: true });
@@ -96,15 +120,35 @@ function slapdConf(options: SlapdOptions, dir: string, tls: TlsFiles, rootDn: st
     `argsfile ${join(dir, 'slapd.args')}`,
     `modulepath ${MODULE_PATH}`,
     'moduleload back_mdb',
+    'moduleload syncprov',
+    'moduleload accesslog',
+    'moduleload refint',
     `TLSCACertificateFile ${tls.ca}`,
     `TLSCertificateFile ${tls.cert}`,
     `TLSCertificateKeyFile ${tls.key}`,
+    // The access log (slapo-accesslog): every successful write to the directory below.
+    'database mdb',
+    'suffix "cn=accesslog"',
+    `rootdn "${rootDn}"`,
+    `directory ${join(dir, 'log')}`,
+    'maxsize 33554432',
+    'index reqStart eq',
+    'overlay syncprov',
+    'access to * by users read by * none',
     'database mdb',
     `suffix "${options.suffix}"`,
     `rootdn "${rootDn}"`,
     `rootpw ${rootPassword}`,
     `directory ${join(dir, 'db')}`,
     'maxsize 33554432',
+    'index entryUUID eq',
+    'overlay syncprov',
+    'overlay accesslog',
+    'logdb cn=accesslog',
+    'logops writes',
+    'logsuccess TRUE',
+    'overlay refint',
+    'refint_attributes member uniqueMember',
     ...(options.databaseConfig ?? []),
     // Passwords are only for binding; authenticated accounts read everything else.
     'access to attrs=userPassword by anonymous auth by * none',

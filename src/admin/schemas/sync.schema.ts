@@ -37,11 +37,9 @@ export const SyncView = answer(
       description:
         'Who started it; `delta`: a delta read, held over DEPROVISION_LIMIT or needing a full read.',
     }),
-    input: text()
-      .optional()
-      .meta({
-        description: 'The input whose identities it replaces (okta, directory:<name>); absent: every input.',
-      }),
+    input: text().optional().meta({
+      description: 'The input whose identities it replaces (okta, directory:<name>); absent: every input.',
+    }),
     createdAt: time(),
     startedAt: time().optional(),
     finishedAt: time().optional(),

@@ -1,0 +1,60 @@
+import { NoSuchObjectError, type Client, type Control } from 'ldapts';
+import { BridgeError } from '../../../domain/errors.js';
+import { ldapError, type LdapConnectionSettings } from './ldap-connection.js';
+import { readRemainingRanges } from './ldap-ranged-values.js';
+import { binaryAttributeNames, EntryValues } from './ldap-values.js';
+
+/**
+ * The searches of one delta read on one connection: paged (RFC 2696), errors named by the server
+ * and the base (never the password), a base that does not exist read as no entries, and every entry
+ * counted (what a delta read costs the directory).
+ */
+export class LdapReader {
+  entriesRead = 0;
+
+  constructor(
+    readonly client: Client,
+    private readonly settings: LdapConnectionSettings & { pageSize: number },
+    private readonly signal?: AbortSignal,
+  ) {}
+
+  async search(
+    base: string,
+    filter: string,
+    attributes: readonly string[],
+    options: { scope?: 'base' | 'one' | 'sub'; controls?: Control[] } = {},
+  ): Promise<EntryValues[]> {
+    this.signal?.throwIfAborted();
+    const request = {
+      scope: options.scope ?? ('sub' as const),
+      filter,
+      attributes: [...attributes],
+      explicitBufferAttributes: binaryAttributeNames(attributes),
+      paged: { pageSize: this.settings.pageSize },
+    };
+    const entries: EntryValues[] = [];
+    try {
+      for await (const page of this.client.searchPaginated(base, request, options.controls)) {
+        this.signal?.throwIfAborted();
+        entries.push(...page.searchEntries.map((entry) => new EntryValues(entry)));
+      }
+    } catch (error) {
+      if (error instanceof NoSuchObjectError) return [];
+      if (this.signal?.aborted === true || error instanceof BridgeError) throw error;
+      throw ldapError(error, 'search', this.settings, base);
+    }
+    this.entriesRead += entries.length;
+    return entries;
+  }
+
+  /** One entry by its DN (base scope); undefined when it is gone. */
+  async entry(dn: string, attributes: readonly string[]): Promise<EntryValues | undefined> {
+    const [entry] = await this.search(dn, '(objectClass=*)', attributes, { scope: 'base' });
+    return entry;
+  }
+
+  /** The values of a ranged attribute beyond its first range (Active Directory). */
+  async rest(dn: string, range: { name: string; start: number }): Promise<string[]> {
+    return readRemainingRanges(range.name, range.start, (attribute) => this.entry(dn, [attribute]));
+  }
+}

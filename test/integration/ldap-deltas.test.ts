@@ -1,0 +1,231 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Attribute, Change, Client } from 'ldapts';
+import request from 'supertest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import type { ReferenceTarget } from 'scim-reference-target';
+import { startEngine, startTarget, type EngineFixture } from '../support/engine.js';
+import { uniquePrefix } from '../support/redis.js';
+import { startSlapd, type Slapd } from '../support/slapd.js';
+
+// Real: slapd with the syncprov, accesslog and refint overlays (test/support/slapd.ts), the bridge
+// (main.ts wiring: admin API, Redis, BullMQ workers, the ldap source and its delta reads), the
+// reference target over HTTP. What is checked: after one full sync, the directory's changes reach
+// the platform through delta reads alone — no listing of the directory or the platform — and the
+// guards and the watermark's trust hold.
+const SUFFIX = 'dc=example,dc=com';
+const PEOPLE = 2000;
+const DELTA_SECONDS = 2;
+const ADMIN = 'admin-token-for-ldap-deltas';
+const auth = { Authorization: `Bearer ${ADMIN}` };
+const person = (n: number) => `p${String(n).padStart(4, '0')}`;
+const dnOf = (n: number) => `uid=${person(n)},ou=people,${SUFFIX}`;
+const groupDn = (cn: string) => `cn=${cn},ou=groups,${SUFFIX}`;
+
+const change = (operation: 'add' | 'replace', type: string, value: string) =>
+  new Change({ operation, modification: new Attribute({ type, values: [value] }) });
+
+function directoryLdif(): string {
+  const lines = [
+    `dn: ${SUFFIX}\nobjectClass: dcObject\nobjectClass: organization\ndc: example\no: Example\n`,
+    `dn: ou=people,${SUFFIX}\nobjectClass: organizationalUnit\nou: people\n`,
+    `dn: ou=groups,${SUFFIX}\nobjectClass: organizationalUnit\nou: groups\n`,
+  ];
+  for (let n = 1; n <= PEOPLE; n++)
+    lines.push(
+      `dn: ${dnOf(n)}\nobjectClass: inetOrgPerson\nuid: ${person(n)}\ncn: Person ${n}\nsn: Number${n}\nmail: ${person(n)}@example.com\n`,
+    );
+  lines.push(
+    `dn: ${groupDn('platform')}\nobjectClass: groupOfNames\ncn: platform\nmember: ${dnOf(1)}\nmember: ${dnOf(2)}\n`,
+  );
+  lines.push(
+    `dn: ${groupDn('engineering')}\nobjectClass: groupOfNames\ncn: engineering\nmember: ${dnOf(3)}\nmember: ${groupDn('platform')}\n`,
+  );
+  return lines.join('\n');
+}
+
+describe('delta reads of an OpenLDAP directory (accesslog)', () => {
+  let dir: string;
+  let slapd: Slapd;
+  let target: ReferenceTarget;
+  let engine: EngineFixture;
+  let ldap: Client;
+
+  beforeAll(() => {
+    dir = mkdtempSync(join(tmpdir(), 'scim-bridge-ldap-deltas-'));
+    writeFileSync(join(dir, 'directory.ldif'), directoryLdif());
+  });
+  afterAll(() => {
+    rmSync(dir, { recursive: true, force: true });
+  });
+  afterEach(async () => {
+    await ldap?.unbind().catch(() => undefined);
+    await engine?.close();
+    await target?.close();
+    await slapd?.stop();
+  });
+
+  async function setUp(): Promise<void> {
+    slapd = await startSlapd({ suffix: SUFFIX, ldif: [join(dir, 'directory.ldif')] });
+    target = await startTarget({ pageCap: 100 });
+    await startBridge();
+    ldap = new Client({ url: slapd.url });
+    await ldap.bind(slapd.rootDn, slapd.rootPassword);
+  }
+  /** A bridge on the test's Redis keys (a second one after a stop takes up where it was). */
+  async function startBridge(keyPrefix = uniquePrefix()): Promise<void> {
+    engine = await startEngine(target, {
+      KEY_PREFIX: keyPrefix,
+      ADMIN_TOKEN: ADMIN,
+      DIRECTORY_SOURCE: 'ldap',
+      LDAP_URL: slapd.url,
+      LDAP_BIND_DN: slapd.rootDn,
+      LDAP_BIND_PASSWORD: slapd.rootPassword,
+      LDAP_USER_BASE: `ou=people,${SUFFIX}`,
+      LDAP_GROUP_BASE: `ou=groups,${SUFFIX}`,
+      DIRECTORY_DELTA_SECONDS: String(DELTA_SECONDS),
+      SYNC_SCHEDULE: '',
+    });
+  }
+  const http = () => request(engine.bridge.http.server);
+  async function sync(): Promise<{ state: string; trigger: string }> {
+    const { jobId } = (await http().post('/admin/sync').set(auth).send({}).expect(202)).body as {
+      jobId: string;
+    };
+    return settled(jobId);
+  }
+  async function settled(jobId: string) {
+    let view = { state: '', trigger: '' };
+    await expect
+      .poll(
+        async () => {
+          view = (await http().get(`/admin/sync/${jobId}`).set(auth).expect(200)).body as typeof view;
+          return ['completed', 'failed', 'awaiting-approval'].includes(view.state);
+        },
+        { timeout: 120_000, interval: 100 },
+      )
+      .toBe(true);
+    return view;
+  }
+  const userByName = (userName: string) => target.users().find((u) => u.userName === userName);
+  const groupByName = (name: string) => target.groups().find((g) => g.displayName === name);
+  const syncs = async () =>
+    (
+      (await http().get('/admin/sync').set(auth).expect(200)).body as {
+        syncs: { state: string; trigger: string; jobId: string }[];
+      }
+    ).syncs;
+
+  it('brings a modify, an add, a membership change, a delete and a rename to the platform, listing nothing', async () => {
+    await setUp();
+    expect(await sync()).toMatchObject({ state: 'completed' });
+    expect(target.users()).toHaveLength(PEOPLE);
+    target.resetStats();
+
+    await ldap.modify(dnOf(10), change('replace', 'sn', 'Changed'));
+    await ldap.add(`uid=newcomer,ou=people,${SUFFIX}`, {
+      objectClass: 'inetOrgPerson',
+      uid: 'newcomer',
+      cn: 'New Comer',
+      sn: 'Comer',
+      mail: 'newcomer@example.com',
+    });
+    await ldap.modify(groupDn('platform'), change('add', 'member', dnOf(20)));
+    await ldap.del(dnOf(30));
+    await ldap.modifyDN(dnOf(40), `uid=${person(40)}-renamed`);
+
+    const platformId = () => groupByName('platform')?.id;
+    await expect
+      .poll(
+        () => {
+          const engineering = groupByName('engineering')?.members?.map((m) => m.value) ?? [];
+          return {
+            changed: userByName(`${person(10)}@example.com`)?.name?.familyName,
+            added: userByName('newcomer@example.com') !== undefined,
+            deleted: userByName(`${person(30)}@example.com`)?.active,
+            nested: engineering.includes(userByName(`${person(20)}@example.com`)?.id ?? '-'),
+            platform: platformId() !== undefined,
+          };
+        },
+        { timeout: 3 * DELTA_SECONDS * 1000 + 15_000, interval: 200 },
+      )
+      .toEqual({ changed: 'Changed', added: true, deleted: false, nested: true, platform: true });
+    // The rename kept its account: same userName (its mail), one account, no second one.
+    expect(target.users().filter((u) => u.userName === `${person(40)}@example.com`)).toHaveLength(1);
+    expect(target.users()).toHaveLength(PEOPLE + 1);
+    // No listing: a listing of 2,000 users at 100 a page alone is 20 GETs of /Users.
+    const lists = target.stats().requests.filter((r) => r.method === 'GET' && r.route === '/Users');
+    expect(lists.length).toBeLessThanOrEqual(5);
+  }, 180_000);
+
+  it('holds a delta that deletes 45% of the people: nobody is deprovisioned until approved', async () => {
+    await setUp();
+    expect(await sync()).toMatchObject({ state: 'completed' });
+    // The bridge is down while 45% of the people are deleted: its first delta read finds them all.
+    const keyPrefix = engine.bridge.config.redis.keyPrefix;
+    await engine.bridge.close();
+    const gone = Math.round(PEOPLE * 0.45);
+    for (let n = 1001; n < 1001 + gone; n++) await ldap.del(dnOf(n));
+    target.resetStats();
+    await startBridge(keyPrefix);
+
+    let held: { jobId: string } | undefined;
+    await expect
+      .poll(
+        async () => {
+          held = (await syncs()).find((s) => s.trigger === 'delta' && s.state === 'awaiting-approval');
+          return held !== undefined;
+        },
+        { timeout: 60_000, interval: 200 },
+      )
+      .toBe(true);
+    const view = (await http().get(`/admin/sync/${held?.jobId}`).set(auth).expect(200)).body;
+    expect(view.plan).toMatchObject({
+      held: true,
+      holdReasons: ['deprovision-limit'],
+      deprovisionLimit: 400,
+      users: { deprovision: gone },
+      removals: { users: { total: gone } },
+    });
+    // Later deltas wait behind it; nobody is deprovisioned while it is held.
+    expect((await syncs()).filter((s) => s.trigger === 'delta')).toHaveLength(1);
+    expect(target.users().filter((u) => u.active === false)).toHaveLength(0);
+    expect(target.stats().byMethod.PATCH ?? 0).toBe(0);
+
+    await http().post(`/admin/sync/${held?.jobId}/approve`).set(auth).expect(202);
+    await expect
+      .poll(() => target.users().filter((u) => u.active === false).length, { timeout: 60_000, interval: 200 })
+      .toBe(gone);
+  }, 180_000);
+
+  it('reads the directory in full by itself when it was restored from an older backup', async () => {
+    await setUp();
+    expect(await sync()).toMatchObject({ state: 'completed' });
+    const backup = await slapd.backup();
+    await ldap.add(`uid=later,ou=people,${SUFFIX}`, {
+      objectClass: 'inetOrgPerson',
+      uid: 'later',
+      cn: 'Later',
+      sn: 'Later',
+      mail: 'later@example.com',
+    });
+    await expect
+      .poll(() => userByName('later@example.com')?.active, { timeout: 30_000, interval: 200 })
+      .toBe(true);
+
+    await ldap.unbind();
+    await slapd.restore(backup);
+    // The restored directory no longer holds `later`: the watermark went backwards, a full sync
+    // starts by itself and deprovisions it.
+    await expect
+      .poll(async () => (await syncs()).some((s) => s.trigger === 'delta' && s.state === 'completed'), {
+        timeout: 60_000,
+        interval: 200,
+      })
+      .toBe(true);
+    await expect
+      .poll(() => userByName('later@example.com')?.active, { timeout: 30_000, interval: 200 })
+      .toBe(false);
+  }, 180_000);
+});
