@@ -16,6 +16,7 @@ export interface Metrics {
   readonly failures: Gauge;
   readonly conflicts: Gauge<'kind'>;
   readonly syncDuration: Histogram<'result'>;
+  readonly oktaMissedEvents: Counter;
 }
 
 export type PlatformHealthState = 'reachable' | 'rate-limited' | 'auth-failed' | 'unavailable';
@@ -104,6 +105,11 @@ function pipelineMetrics(registers: Registers) {
       help: 'Duration of full reconciliations',
       labelNames: ['result'] as const,
       buckets: [1, 5, 15, 30, 60, 120, 300, 600, 1800, 3600],
+      registers,
+    }),
+    oktaMissedEvents: new Counter({
+      name: 'scim_bridge_okta_missed_events_total',
+      help: 'Okta events the System Log poller saw before any hook delivered them (missed hooks)',
       registers,
     }),
   };

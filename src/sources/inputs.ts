@@ -23,7 +23,7 @@ export function createInputs(config: Config, secrets?: InputSecrets, deps: Direc
   return new Inputs([
     scimInput(live.scimToken),
     eventsInput(live.webhookSecret),
-    oktaInput(live.oktaHookSecret),
+    oktaInput(live.oktaHookSecret, config.okta),
     directoryInput(config.directory, deps),
   ]);
 }

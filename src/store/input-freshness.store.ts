@@ -1,10 +1,11 @@
 import type { Keys } from './keys.js';
 import type { RedisClient } from './redis-connection.js';
 import { LuaScript } from './lua-script.js';
-import { READ_SUCCEEDED } from './lua/input.lua.js';
+import { PUSHED, READ_SUCCEEDED } from './lua/input.lua.js';
 import { execPipeline, storeCall } from './redis-errors.js';
 
 const readSucceeded = new LuaScript(READ_SUCCEEDED);
+const pushed = new LuaScript(PUSHED);
 
 /** How an input last heard from its source: a delta read, a poll of a log, a full read, a push. */
 export type ReadKind = 'delta' | 'poll' | 'full' | 'push';
@@ -50,6 +51,12 @@ export class InputFreshnessStore {
       read.changeAt === undefined ? '' : Math.round(read.changeAt),
     ];
     await storeCall(() => readSucceeded.run(this.redis, [this.keys.inputFreshness(owner)], args));
+  }
+
+  /** A push from the source (a hook's delivery) at `at`, of a change made at `changeAt`. */
+  async pushed(owner: string, push: { at: number; changeAt: number }): Promise<void> {
+    const args = [Math.round(push.at), Math.round(push.changeAt)];
+    await storeCall(() => pushed.run(this.redis, [this.keys.inputFreshness(owner)], args));
   }
 
   /** A read that failed; returns how many failed in a row. */

@@ -89,6 +89,10 @@ export { SCRATCH_TABLES, syncWorkParts, type ScratchTable, type SyncWorkPart } f
  *   P:sync:active       string id of the running (or held) full reconciliation
  *   P:sync:runs         zset   sync ids by start time (history)
  *   P:events:<source>:<id>  string  seen webhook event ids (24 h)
+ *   P:okta:first:<uuid>     string  an Okta event first seen, by `hook` or `poll` (the value), 24 h:
+ *                              set once (SET NX) by whichever path saw it first; the System Log
+ *                              poller counts the ones it set as missed hooks (okta-log.store.ts)
+ *   P:okta:log:cursor       string  where the System Log poller continues (JSON {after} or {since})
  *   P:input:wm:<owner>      string  an input's delta watermark (JSON: kind, value, origin)
  *   P:input:fresh:<owner>   hash    an input's freshness: last read of its source (readAt, readKind),
  *                              newest change applied (changeAt), failures in a row, last error, missed
@@ -174,6 +178,8 @@ export interface Keys extends OwnershipKeys {
   syncActive(): string;
   syncRuns(): string;
   seenEvent(source: string, eventId: string): string;
+  oktaFirstSeen(uuid: string): string;
+  oktaLogCursor(): string;
   inputWatermark(owner: string): string;
   inputFreshness(owner: string): string;
   inputRemovals(owner: string): string;
@@ -223,6 +229,8 @@ export function createKeys(prefix: string): Keys {
     syncActive: () => `${p}:sync:active`,
     syncRuns: () => `${p}:sync:runs`,
     seenEvent: (source, eventId) => `${p}:events:${source}:${eventId}`,
+    oktaFirstSeen: (uuid) => `${p}:okta:first:${uuid}`,
+    oktaLogCursor: () => `${p}:okta:log:cursor`,
     inputWatermark: (owner) => `${p}:input:wm:${owner}`,
     inputFreshness: (owner) => `${p}:input:fresh:${owner}`,
     inputRemovals: (owner) => `${p}:input:removals:${owner}`,

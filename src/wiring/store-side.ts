@@ -19,6 +19,7 @@ import {
 } from '../store/redis-connection.js';
 import { ReconcileStateStore } from '../store/reconcile-state.store.js';
 import { SyncRecordStore } from '../store/sync-record.store.js';
+import { OktaLogStore } from '../store/okta-log.store.js';
 import { PlatformHealthStore } from '../store/platform-health.store.js';
 import { SyncStore } from '../store/sync.store.js';
 import type { Inputs } from '../domain/input.js';
@@ -79,7 +80,10 @@ export async function createStoreSide(
   const sync = new SyncStore(redis, keys, new SyncRecordStore(redis, keys, clock), desired, state);
   const readable = [...inputs.readable().keys()];
   const syncs = new SyncService(redis, keys.queuePrefix(), sync, { readable, directory });
-  const oktaEvents = new OktaEventProducer(redis, { queuePrefix: keys.queuePrefix() });
+  const oktaEvents = new OktaEventProducer(redis, {
+    queuePrefix: keys.queuePrefix(),
+    seen: { marks: new OktaLogStore(redis, keys), freshness: sync.freshness, now: () => clock.now() },
+  });
   return {
     redis,
     keys,

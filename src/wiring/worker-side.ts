@@ -16,7 +16,8 @@ import { PlatformHealth } from '../reconcile/platform-health.js';
 import { createRequestGate } from '../platform/request-gate.js';
 import { RequestGateStore } from '../store/request-gate.store.js';
 import { ScimHttp } from '../platform/scim-http.js';
-import { oktaApiFromConfig } from '../sources/okta/okta.input.js';
+import { oktaApiFromConfig, oktaLogPoll } from '../sources/okta/okta.input.js';
+import { OktaLogStore } from '../store/okta-log.store.js';
 import { PlatformClient } from '../platform/platform.client.js';
 import { createStoreSide, type StoreSide } from './store-side.js';
 
@@ -159,8 +160,11 @@ function startSyncWorkers(
   );
 }
 
-/** The recurring pulls of the inputs: delta reads of the directory (DIRECTORY_DELTA_SECONDS). */
-function startReads({ config, store, logger }: WorkerContext, inputs: Inputs) {
+/**
+ * The recurring pulls of the inputs: delta reads of the directory (DIRECTORY_DELTA_SECONDS), and
+ * polls of Okta's System Log for missed hooks (OKTA_LOG_POLL_SECONDS).
+ */
+async function startReads({ config, store, metrics, logger }: WorkerContext, inputs: Inputs) {
   const deltas = new Map(
     [...inputs.deltas()].flatMap(([owner, read]) => {
       const sourceName = inputs.get(owner)?.full?.sourceName;
@@ -177,12 +181,28 @@ function startReads({ config, store, logger }: WorkerContext, inputs: Inputs) {
     },
     logger,
   };
+  const okta = oktaLogPoll(config, {
+    store: new OktaLogStore(store.redis, store.keys),
+    producer: store.oktaEvents,
+    freshness: store.sync.freshness,
+    startFullSync: () => store.syncs.start({ input: 'okta', dryRun: false, trigger: 'delta' }),
+    missedEvents: metrics.oktaMissedEvents,
+    logger,
+    now: () => store.clock.now(),
+  });
   const everyMs = config.directory.deltaSeconds * 1000;
-  const schedules =
-    everyMs > 0 ? [...deltas.keys()].map((owner) => ({ name: 'delta' as const, owner, everyMs })) : [];
-  return startInputReads(
+  const schedules = [
+    ...(everyMs > 0 ? [...deltas.keys()].map((owner) => ({ name: 'delta' as const, owner, everyMs })) : []),
+    ...(okta ? [{ name: 'poll' as const, owner: 'okta', everyMs: config.okta.logPollSeconds * 1000 }] : []),
+  ];
+  const read = {
+    delta: (owner: string) => runDelta(deps, owner as Owner),
+    ...(okta ? { poll: okta.poll } : {}),
+  };
+  const reads = await startInputReads(
     store.redis,
-    { read: { delta: (owner) => runDelta(deps, owner as Owner) }, logger },
+    { read, logger },
     { queuePrefix: store.keys.queuePrefix(), schedules },
   );
+  return { close: () => reads.close().finally(() => okta?.close()) };
 }

@@ -81,6 +81,8 @@ function alternateKeys(tag: string): Keys {
     syncActive: () => `${tag}/sync-active`,
     syncRuns: () => `${tag}/sync-runs`,
     seenEvent: (source, eventId) => `${tag}/seen/${source}/${eventId}`,
+    oktaFirstSeen: (uuid) => `${tag}/okta/first-seen/${uuid}`,
+    oktaLogCursor: () => `${tag}/okta/log-cursor`,
     inputWatermark: (owner) => `${tag}/inputs/watermark/${owner}`,
     inputFreshness: (owner) => `${tag}/inputs/freshness/${owner}`,
     inputRemovals: (owner) => `${tag}/inputs/removals/${owner}`,

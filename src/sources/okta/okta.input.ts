@@ -2,19 +2,54 @@ import type { Config } from '../../config/schema.js';
 import type { Input } from '../../domain/input.js';
 import { pushInput } from '../push-input.js';
 import { OktaApiClient, type OktaDirectory } from './okta-api.client.js';
+import { oktaFullRead } from './okta-full-read.js';
+import { pollOktaLog, type OktaLogPollerDeps, type PollOutcome } from './okta-log.poller.js';
+
+/** Okta gives a list or System Log query up to 30 seconds before it answers 500 itself. */
+const LIST_TIMEOUT_MS = 35_000;
 
 /**
  * Okta as an input (SPEC §5.3): owner `okta`. It takes Okta's Event Hooks at /webhooks/okta while
- * OKTA_HOOK_SECRET is set; with OKTA_ORG_URL and OKTA_API_TOKEN it also reads Okta's API (the
- * user's full profile for a hook's event).
+ * OKTA_HOOK_SECRET is set. With OKTA_ORG_URL and OKTA_API_TOKEN it also reads Okta's API: the
+ * user's full profile for a hook's event, Okta in full for a full sync of the input
+ * (okta-full-read.ts), and the System Log for the events the hooks missed (okta-log.poller.ts).
  */
-export function oktaInput(hookSecret: () => string): Input {
-  return pushInput('okta', '/webhooks/okta', { value: hookSecret, setting: 'OKTA_HOOK_SECRET' });
+export function oktaInput(hookSecret: () => string, settings?: Config['okta']): Input {
+  const push = pushInput('okta', '/webhooks/okta', { value: hookSecret, setting: 'OKTA_HOOK_SECRET' });
+  if (!settings || !apiConfigured(settings)) return push;
+  const open = () =>
+    new OktaApiClient({
+      orgUrl: settings.orgUrl,
+      token: () => settings.apiToken,
+      timeoutMs: LIST_TIMEOUT_MS,
+    });
+  return {
+    ...push,
+    full: oktaFullRead(`Okta's API at ${new URL(settings.orgUrl).origin}`, open),
+    health: () => ({ state: 'ok' }),
+  };
 }
 
 /** Okta's API, when OKTA_ORG_URL and OKTA_API_TOKEN are both set. */
 export function oktaApiFromConfig(config: Config): OktaDirectory | undefined {
   const { orgUrl, apiToken } = config.okta;
-  if (orgUrl === '' || apiToken === '') return undefined;
+  if (!apiConfigured(config.okta)) return undefined;
   return new OktaApiClient({ orgUrl, token: () => apiToken });
+}
+
+export interface OktaLogPoll {
+  poll(): Promise<PollOutcome>;
+  close(): Promise<void>;
+}
+
+/** The System Log gap-filler, when Okta's API is configured and OKTA_LOG_POLL_SECONDS is not 0. */
+export function oktaLogPoll(config: Config, deps: Omit<OktaLogPollerDeps, 'okta'>): OktaLogPoll | undefined {
+  const { orgUrl, apiToken, logPollSeconds } = config.okta;
+  if (!apiConfigured(config.okta) || logPollSeconds <= 0) return undefined;
+  const okta = new OktaApiClient({ orgUrl, token: () => apiToken, timeoutMs: LIST_TIMEOUT_MS });
+  return { poll: () => pollOktaLog({ ...deps, okta }), close: () => okta.close() };
+}
+
+function apiConfigured(settings: Config['okta']): boolean {
+  return settings.orgUrl !== '' && settings.apiToken !== '';
 }

@@ -22,6 +22,23 @@ return 0
 `;
 
 /**
+ * An input heard from its source by a push (a hook's delivery). KEYS[1] P:input:fresh:<owner>.
+ * ARGV[1] when (ms), [2] when its newest change happened (ms). Times only grow; the failures of its
+ * reads are left as they are (a push does not say its pulls work).
+ */
+export const PUSHED = `
+local key = KEYS[1]
+local function raise(field, value)
+  local current = tonumber(redis.call('HGET', key, field) or '0')
+  if tonumber(value) > current then redis.call('HSET', key, field, value) return true end
+  return false
+end
+if raise('readAt', ARGV[1]) then redis.call('HSET', key, 'readKind', 'push') end
+raise('changeAt', ARGV[2])
+return 0
+`;
+
+/**
  * Users an input's deltas removed within a window. KEYS[1] P:input:removals:<owner>. ARGV[1] now
  * (ms), [2] the window (ms), [3] a run id and [4] its count to add ('' none). Entries older than
  * the window go; returns the count within it (the added one included).

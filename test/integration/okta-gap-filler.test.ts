@@ -1,0 +1,229 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { ReferenceTarget } from 'scim-reference-target';
+import { startTarget } from '../support/engine.js';
+import { logSink } from '../support/log-sink.js';
+import { startOktaApi, type OktaApiServer } from '../support/okta-api.js';
+import { uniquePrefix } from '../support/redis.js';
+import { seedUsers, startOktaBridge, type OktaBridge } from './okta-fixture.js';
+
+// Real: the bridge (main.ts wiring: HTTP, Redis, BullMQ — the okta-events queue, the input reads'
+// schedulers, the reconcile workers), the reference target, and the Okta emulation over HTTP (its
+// management API, its System Log, and Event Hooks it delivers to the bridge as Okta does: one try
+// and one retry, then never again). OKTA_LOG_POLL_SECONDS is 1; tests wait on conditions.
+
+describe('the System Log gap-filler', () => {
+  let target: ReferenceTarget;
+  let okta: OktaApiServer;
+  let bridge: OktaBridge | undefined;
+
+  beforeEach(async () => {
+    target = await startTarget();
+    okta = await startOktaApi();
+  });
+  afterEach(async () => {
+    await bridge?.close();
+    bridge = undefined;
+    await okta.close();
+    await target.close();
+  });
+
+  const until = (check: () => Promise<boolean> | boolean, timeout = 20_000) =>
+    expect.poll(check, { timeout, interval: 50 }).toBe(true);
+  const user = (login: string) => target.findUserByUserName(login);
+  const members = (name: string) =>
+    (target.findGroupByDisplayName(name)?.members ?? []).map((m) => m.value).sort();
+
+  it('applies from the System Log the hooks missed while the bridge was down, each once', async () => {
+    const keyPrefix = uniquePrefix();
+    bridge = await startOktaBridge(target, okta, { keyPrefix });
+    await until(async () => (await bridge?.cursor()) !== undefined);
+    const { org } = okta;
+    const profile = (login: string, firstName: string, lastName: string) => ({
+      login,
+      email: login,
+      firstName,
+      lastName,
+    });
+    const ada = org.createUser(profile('ada@corp.example', 'Ada', 'Lovelace'));
+    const bob = org.createUser(profile('bob@corp.example', 'Bob', 'Bemer'));
+    const cy = org.createUser(profile('cy@corp.example', 'Cy', 'Young'));
+    const dee = org.createUser(profile('dee@corp.example', 'Dee', 'Dee'));
+    const eng = org.createGroup('Engineering');
+    org.addToGroup(eng.id, ada.id);
+    org.addToGroup(eng.id, bob.id);
+    await okta.hooksSettled();
+    await bridge.engine.drain();
+    expect(okta.deliveries().every((d) => d.delivered)).toBe(true);
+    expect(members('Engineering')).toEqual(
+      [user('ada@corp.example')?.id, user('bob@corp.example')?.id].sort(),
+    );
+
+    // Down: every delivery fails twice and is lost.
+    await bridge.stop();
+    const before = okta.deliveries().length;
+    org.deactivateUser(ada.id);
+    org.suspendUser(bob.id);
+    org.updateProfile(cy.id, { firstName: 'Cyrus', lastName: 'Young-Smith' });
+    const eve = org.createUser(profile('eve@corp.example', 'Eve', 'Evans'));
+    org.addToGroup(eng.id, dee.id);
+    org.removeFromGroup(eng.id, bob.id);
+    await okta.hooksSettled();
+    const lost = okta.deliveries().slice(before);
+    expect(lost.map((d) => [d.delivered, d.tries.length])).toEqual(lost.map(() => [false, 2]));
+    const lostUuids = lost.flatMap((d) => d.uuids);
+    expect(lostUuids).toHaveLength(7); // Eve's creation is two events: create, then activate
+
+    // Back, on the same Redis: the poll continues from its cursor.
+    bridge = await startOktaBridge(target, okta, { keyPrefix });
+    await until(
+      () => user('eve@corp.example')?.active === true && user('cy@corp.example')?.name?.givenName === 'Cyrus',
+    );
+    await until(() => members('Engineering').length === 2 && user('ada@corp.example')?.active === false);
+    await bridge.engine.drain();
+    expect(user('ada@corp.example')).toMatchObject({ active: false });
+    expect(user('bob@corp.example')).toMatchObject({ active: false });
+    expect(user('cy@corp.example')).toMatchObject({
+      name: { givenName: 'Cyrus', familyName: 'Young-Smith' },
+    });
+    expect(user('eve@corp.example')).toMatchObject({ active: true, externalId: expect.any(String) });
+    expect(members('Engineering')).toEqual(
+      [user('ada@corp.example')?.id, user('dee@corp.example')?.id].sort(),
+    );
+    expect(await bridge.missed()).toBe(7);
+    expect(await bridge.freshness()).toMatchObject({ missed: 7, failures: 0, readKind: 'poll' });
+
+    // A change whose hook reaches the bridge is seen by the next polls too, and not counted.
+    const polledAt = (await bridge.freshness()).readAt ?? 0;
+    org.updateProfile(eve.id, { lastName: 'Evans-Hook' });
+    await okta.hooksSettled();
+    await until(async () => ((await bridge?.freshness())?.readAt ?? 0) > polledAt + 1500);
+    await bridge.engine.drain();
+    expect(user('eve@corp.example')?.name?.familyName).toBe('Evans-Hook');
+    expect(await bridge.missed()).toBe(7);
+
+    // Nothing applied twice: one job per event, none of the missed ones found already applied.
+    const jobs = await bridge.engine.bridge.store.oktaEvents.queue.getJobs(['completed', 'failed']);
+    const uuids = jobs.map((job) => job.data.uuid);
+    expect(new Set(uuids).size).toBe(uuids.length);
+    const missedJobs = jobs.filter((job) => lostUuids.includes(job.data.uuid));
+    expect(missedJobs).toHaveLength(7);
+    expect(missedJobs.map((job) => (job.returnvalue as { result: string }).result)).not.toContain(
+      'duplicate',
+    );
+  });
+
+  it("records the input's freshness from the hooks too, leaving its polls' failures as they are", async () => {
+    bridge = await startOktaBridge(target, okta, { env: { OKTA_LOG_POLL_SECONDS: '0' } });
+    await bridge.engine.bridge.store.sync.freshness.readFailed('okta', 'a poll failed');
+    okta.org.createUser({ login: 'fresh@corp.example' });
+    await okta.hooksSettled();
+    const newest = Math.max(...okta.logEvents().map((e) => Date.parse(e.published)));
+    expect(await bridge.freshness()).toMatchObject({
+      readKind: 'push',
+      changeAt: newest,
+      failures: 1,
+      lastError: 'a poll failed',
+      missed: 0,
+    });
+    expect((await bridge.freshness()).readAt).toBeGreaterThanOrEqual(newest);
+  });
+
+  it('writes nothing while the log is unchanged', async () => {
+    bridge = await startOktaBridge(target, okta);
+    await until(async () => (await bridge?.cursor()) !== undefined);
+    okta.org.createUser({ login: 'quiet@corp.example', firstName: 'Quiet', lastName: 'One' });
+    await okta.hooksSettled();
+    await bridge.engine.drain();
+    const identity = bridge.engine.bridge.store.keys.identity(
+      'user',
+      okta.org.users.keys().next().value as string,
+    );
+    const version = await bridge.engine.bridge.store.redis.hget(identity, 'v');
+    const jobs = await bridge.engine.bridge.store.oktaEvents.queue.getJobCountByTypes('completed', 'failed');
+    const polledAt = (await bridge.freshness()).readAt ?? 0;
+    target.resetStats();
+
+    await until(async () => ((await bridge?.freshness())?.readAt ?? 0) > polledAt + 2500);
+    expect(target.stats().total).toBe(0);
+    expect(await bridge.engine.bridge.store.redis.hget(identity, 'v')).toBe(version);
+    expect(await bridge.engine.bridge.store.oktaEvents.queue.getJobCountByTypes('completed', 'failed')).toBe(
+      jobs,
+    );
+    expect(await bridge.missed()).toBe(0);
+    const polls = okta.requests().filter((r) => r.path.startsWith('/api/v1/logs'));
+    expect(polls.length).toBeGreaterThanOrEqual(3);
+    expect(polls.every((r) => r.status === 200)).toBe(true);
+    expect(polls.slice(1).every((r) => /[?&]after=/.test(r.path) && !/[?&]since=/.test(r.path))).toBe(true);
+  });
+
+  it('restarts from now and reads Okta in full when Okta refuses the cursor', async () => {
+    const ids = seedUsers(okta);
+    const sink = logSink([], 'info');
+    bridge = await startOktaBridge(target, okta, { hooks: false, logger: sink.logger });
+    expect((await bridge.settled(await bridge.sync({ input: 'okta' }))).state).toBe('completed');
+    await bridge.engine.drain();
+    await until(async () => (await bridge?.cursor()) !== undefined);
+    const first = await bridge.cursor();
+
+    // Gone before any poll could read it: the log's retention passed, the cursor with it.
+    okta.org.deactivateUser(ids[3] as string);
+    okta.expireLog();
+    await until(async () => (await bridge?.syncs())?.some((s) => s.trigger === 'delta') === true);
+    const full = (await bridge.syncs()).find((s) => s.trigger === 'delta') as { jobId: string };
+    expect((await bridge.settled(full.jobId)).state).toBe('completed');
+    await bridge.engine.drain();
+    expect(user('user3@corp.example')).toMatchObject({ active: false });
+    expect(await bridge.cursor()).not.toEqual(first);
+
+    const polledAt = (await bridge.freshness()).readAt ?? 0;
+    await until(async () => ((await bridge?.freshness())?.readAt ?? 0) > polledAt + 1500);
+    const refusals = sink
+      .lines()
+      .filter((l) => String(l.msg).startsWith('Okta refused the System Log cursor'));
+    expect(refusals).toHaveLength(1);
+    expect(refusals[0]).toMatchObject({ level: 40, syncId: full.jobId, started: true });
+    const refused = okta.requests().filter((r) => r.path.startsWith('/api/v1/logs') && r.status === 400);
+    expect(refused).toHaveLength(1);
+    expect((await bridge.syncs()).filter((s) => s.trigger === 'delta')).toHaveLength(1);
+  });
+
+  it("waits out the System Log's 429 and a bucket at X-Rate-Limit-Remaining: 0", async () => {
+    bridge = await startOktaBridge(target, okta);
+    await until(async () => (await bridge?.cursor()) !== undefined);
+    const logs = () => okta.requests().filter((r) => r.path.startsWith('/api/v1/logs'));
+
+    // One request left in the bucket until a reset 2 s away: the next poll spends it (the answer
+    // says 0 remaining), and the one after waits for the reset instead of drawing a 429.
+    const start = logs().length;
+    const resetAt = Math.ceil((Date.now() + 2000) / 1000) * 1000;
+    okta.setRateLimit('logs', 1, 2);
+    await until(() => logs().length >= start + 2, 15_000);
+    const [spent, afterReset] = logs().slice(start);
+    expect(spent?.status).toBe(200);
+    expect(afterReset?.status).toBe(200);
+    expect(afterReset?.at).toBeGreaterThanOrEqual(resetAt - 5);
+
+    // An exhausted bucket: the poll's request is answered 429, and waited out until the reset.
+    const next = logs().length;
+    okta.setRateLimit('logs', 0, 1);
+    await until(
+      () =>
+        logs()
+          .slice(next)
+          .some((r) => r.status === 200),
+      15_000,
+    );
+    const statuses = logs()
+      .slice(next)
+      .map((r) => r.status);
+    expect(statuses.filter((s) => s === 429)).toHaveLength(1);
+    const limited = logs()
+      .slice(next)
+      .find((r) => r.status === 429);
+    const recovered = logs()
+      .slice(next)
+      .find((r) => r.status === 200);
+    expect((recovered?.at ?? 0) - (limited?.at ?? 0)).toBeGreaterThanOrEqual(500);
+    expect((await bridge.freshness()).failures).toBe(0);
+  });
+});
