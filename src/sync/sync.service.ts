@@ -135,6 +135,24 @@ export class SyncService {
     return { jobId: syncId };
   }
 
+  /** The inputs a scheduled round reads, the directory first; none: the desired state as it is. */
+  inputsToSchedule(): string[] {
+    const { readable, directory } = this.inputs;
+    return [...readable].sort((a, b) => Number(b === directory) - Number(a === directory));
+  }
+
+  /** Whether a scheduled round still has syncs waiting for their turn. */
+  async roundUnderWay(): Promise<boolean> {
+    const waiting = await this.holder.run((queue) => queue.getJobs(['delayed', 'waiting'], 0, 100));
+    return waiting.some((job) => job.name === 'scheduled' && job.data.remaining !== undefined);
+  }
+
+  /** Queues the rest of a scheduled round: its next sync tries the slot after `delayMs`. */
+  async scheduleNext(remaining: readonly string[], delayMs: number): Promise<void> {
+    const options = { delay: delayMs, removeOnComplete: 10, removeOnFail: 10 };
+    await this.holder.run((queue) => queue.add('scheduled', { remaining: [...remaining] }, options));
+  }
+
   /** Queues the run of a sync whose record exists (created here or by a scheduled job). */
   async enqueueRun(syncId: string): Promise<void> {
     try {

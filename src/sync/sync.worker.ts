@@ -2,6 +2,7 @@ import { Worker, type Job } from 'bullmq';
 import type { Logger } from '../ops/logger.js';
 import type { Metrics } from '../ops/metrics.js';
 import { applyApprovedDelta } from './delta-run.js';
+import { scheduledRound } from './scheduled-round.js';
 import { runApprovedSync, runFullSync, type FullSyncDeps } from './full-sync.js';
 import type { RedisClient } from '../store/redis-connection.js';
 import { QUEUES } from '../queue/queue-names.js';
@@ -57,14 +58,7 @@ async function processSyncJob(
   deps: FullSyncDeps & { service: SyncService; metrics: Metrics; logger: Logger },
   job: Job<SyncJobData, unknown, SyncJobName>,
 ): Promise<void> {
-  if (job.name === 'scheduled') {
-    const { jobId, started } = await deps.service.start({ dryRun: false, trigger: 'schedule' });
-    deps.logger.info(
-      { syncId: jobId, started },
-      started ? 'scheduled full sync queued' : 'scheduled full sync skipped: one is running',
-    );
-    return;
-  }
+  if (job.name === 'scheduled') return scheduledRound(deps, job.data.remaining);
   const syncId = job.data.syncId;
   if (!syncId) return;
   const record = await deps.store.records.get(syncId);
@@ -76,7 +70,10 @@ async function processSyncJob(
     job.name === 'approve' ? 'approved sync continues' : 'full sync starts',
   );
   try {
-    if (job.name === 'approve' && record.trigger === 'delta') await applyApprovedDelta(deps.store, syncId);
+    // A held delta keeps its changes beside its record; a held full sync (even one a delta read
+    // started) keeps its staging.
+    const delta = job.name === 'approve' ? await deps.store.deltas.held(syncId) : undefined;
+    if (delta) await applyApprovedDelta(deps.store, syncId);
     else if (job.name === 'approve') await runApprovedSync({ ...deps, logger: log }, syncId);
     else await runFullSync({ ...deps, logger: log }, syncId);
   } finally {
