@@ -5,6 +5,7 @@ import type { Config } from './config/schema.js';
 import { buildApp } from './app.js';
 import { directorySettingProblems } from './sources/directory/create-directory-source.js';
 import { createInputs } from './sources/inputs.js';
+import type { Inputs } from './domain/input.js';
 import { scimDisabledRouter, scimRouter } from './sources/scim/scim-router.js';
 import { webhookRoutes } from './sources/webhook-routes.js';
 import { listen, type HttpServer } from './http/server.js';
@@ -14,6 +15,7 @@ import { exitOnSignals, keepServingOnUnhandledRejections } from './ops/shutdown.
 import { adminRoutes } from './admin/admin-routes.js';
 import { adminDeps } from './wiring/admin-deps.js';
 import { liveSecrets, secretFilesFrom, type LiveSecrets, type SecretFiles } from './wiring/live-secrets.js';
+import { inputPulls } from './wiring/input-pulls.js';
 import { metricsRefresher } from './wiring/metrics-refresh.js';
 import { platformReader, type PlatformReader } from './wiring/platform-reader.js';
 import { createStoreSide, type StoreSide } from './wiring/store-side.js';
@@ -74,8 +76,12 @@ export async function startBridge(config: Config, options: StartOptions): Promis
     metrics,
     redis: store.redis,
     platformHealth: () => store.health.read(),
-    refreshMetrics: metricsRefresher(metrics, store),
-    routes: options.role === 'worker' ? [] : featureRoutes(config, store, secrets, platform),
+    refreshMetrics: metricsRefresher(
+      metrics,
+      store,
+      inputPulls(config, inputs).map((pull) => pull.owner),
+    ),
+    routes: options.role === 'worker' ? [] : featureRoutes(config, store, secrets, platform, inputs),
   });
   const http = await listen(app, options.port ?? config.http.port, config.http.host);
   logger.info({ role: options.role, url: http.url }, 'listening');
@@ -96,7 +102,13 @@ export async function startBridge(config: Config, options: StartOptions): Promis
 }
 
 /** The routes of the HTTP roles: SCIM push (when INBOUND_SCIM_TOKEN is set), webhooks, admin. */
-function featureRoutes(config: Config, store: StoreSide, secrets: LiveSecrets, platform: PlatformReader) {
+function featureRoutes(
+  config: Config,
+  store: StoreSide,
+  secrets: LiveSecrets,
+  platform: PlatformReader,
+  inputs: Inputs,
+) {
   const scim =
     config.inbound.scimToken === ''
       ? scimDisabledRouter()
@@ -110,7 +122,7 @@ function featureRoutes(config: Config, store: StoreSide, secrets: LiveSecrets, p
         });
   return [
     { path: '/scim/v2', router: scim },
-    ...adminRoutes(adminDeps(config, store, secrets.adminToken, platform)),
+    ...adminRoutes(adminDeps(config, store, secrets.adminToken, platform, inputs)),
     ...webhookRoutes({ config, api: store.api, oktaProducer: store.oktaEvents, secrets }),
   ];
 }

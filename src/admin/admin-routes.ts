@@ -13,6 +13,7 @@ import type { SyncHistoryQueries } from '../store/sync-history.queries.js';
 import type { PlatformHealthRecord } from '../store/platform-health.store.js';
 import type { SyncService } from '../sync/sync.service.js';
 import { adminRouter } from './admin.router.js';
+import type { InputStatus } from './schemas/status.schema.js';
 import { adminConflictsRouter } from './conflicts.router.js';
 import { adminFailuresRouter } from './failures.router.js';
 import { adminIdentitiesRouter } from './identities.router.js';
@@ -56,6 +57,8 @@ export interface AdminDeps {
   queues: () => Queue[];
   /** ADMIN_TOKEN, read per request so a rotated secret applies at once. */
   token: () => string;
+  /** Each input: what it can do and how fresh it is (admin/input-status.ts). */
+  inputs: () => Promise<InputStatus[]>;
   /** Reads an identity's resource from the platform (the dashboard's platform copy). */
   platform?: PlatformRead;
 }
@@ -76,6 +79,7 @@ export function adminRouters(deps: AdminDeps): Router[] {
       health: deps.health,
       syncs: deps.syncs,
       lastFullSync: () => history.lastFullSync(),
+      inputs: deps.inputs,
     }),
     adminIdentitiesRouter({ traces, names }),
     adminFailuresRouter({

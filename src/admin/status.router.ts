@@ -5,7 +5,7 @@ import type { StatusQueries } from '../store/status.queries.js';
 import type { LastFullSync } from '../store/sync-history.queries.js';
 import type { SyncRecord } from '../store/sync-record.store.js';
 import type { PlatformHealthRecord } from '../store/platform-health.store.js';
-import type { Status, TargetHealth } from './schemas/status.schema.js';
+import type { InputStatus, Status, TargetHealth } from './schemas/status.schema.js';
 import { syncView } from './sync.router.js';
 import { redact } from './views.js';
 
@@ -16,18 +16,21 @@ export interface AdminStatusDeps {
   health: () => Promise<PlatformHealthRecord>;
   syncs: SyncService;
   lastFullSync: () => Promise<LastFullSync | undefined>;
+  /** Each input: what it can do and how fresh it is. */
+  inputs: () => Promise<InputStatus[]>;
 }
 
 /** GET /admin/status: is it healthy, what is queued, what did the last sync do (SPEC §4). */
 export function adminStatusRouter(deps: AdminStatusDeps): Router {
   const router = Router();
   router.get('/status', async (_req, res) => {
-    const [queues, counts, health, recent, last] = await Promise.all([
+    const [queues, counts, health, recent, last, inputs] = await Promise.all([
       deps.queueDepths(),
       deps.counts.counts(),
       deps.health(),
       deps.syncs.list(1),
       deps.lastFullSync(),
+      deps.inputs(),
     ]);
     const active = await activeSync(deps.syncs);
     const lastFull = last ? await deps.syncs.get(last.jobId) : undefined;
@@ -44,6 +47,7 @@ export function adminStatusRouter(deps: AdminStatusDeps): Router {
       pending: counts.pending,
       conflicts: counts.conflicts,
       owners: counts.owners,
+      inputs,
       activeSync: viewOrNull(active),
       lastSync: viewOrNull(recent[0]),
       lastFullSync: viewOrNull(lastFull),

@@ -17,6 +17,7 @@ export interface Metrics {
   readonly conflicts: Gauge<'kind'>;
   readonly syncDuration: Histogram<'result'>;
   readonly oktaMissedEvents: Counter;
+  readonly inputLag: Gauge<'input'>;
 }
 
 export type PlatformHealthState = 'reachable' | 'rate-limited' | 'auth-failed' | 'unavailable';
@@ -110,6 +111,12 @@ function pipelineMetrics(registers: Registers) {
     oktaMissedEvents: new Counter({
       name: 'scim_bridge_okta_missed_events_total',
       help: 'Okta events the System Log poller saw before any hook delivered them (missed hooks)',
+      registers,
+    }),
+    inputLag: new Gauge({
+      name: 'scim_bridge_input_lag_seconds',
+      help: 'Seconds since a pulled input (delta reads, log polls) last read its source',
+      labelNames: ['input'] as const,
       registers,
     }),
   };

@@ -173,6 +173,8 @@ async function finish(deps: FullSyncDeps, run: RunContext, planned: Planned, sta
   // The input's deltas continue from where this read began (none for a dry run: nothing applied).
   if (run.mode.writes && run.scope !== undefined && record?.deltaFrom)
     await deps.store.deltas.setWatermark(run.scope, record.deltaFrom);
+  if (run.mode.writes && run.scope !== undefined)
+    await deps.store.freshness.readSucceeded(run.scope, { at: started, kind: 'full' });
   const base = summaryBase(planned.tally, run.trace.counts, planned.link);
   const summary = summarise(record, base, Date.now() - started);
   const total = run.mode.links ? 0 : planned.tally.totalChanges;

@@ -1,4 +1,8 @@
 import type { AdminDeps } from '../admin/admin-routes.js';
+import { inputStatuses } from '../admin/input-status.js';
+import type { Inputs } from '../domain/input.js';
+import { createInputs } from '../sources/inputs.js';
+import { inputPulls } from './input-pulls.js';
 import { AdminSessionStore } from '../store/admin-session.store.js';
 import { ConflictStore } from '../store/conflicts.store.js';
 import { FailureQueries } from '../store/failures.queries.js';
@@ -16,7 +20,9 @@ export function adminDeps(
   store: StoreSide,
   token: () => string = () => config.inbound.adminToken,
   platform?: PlatformReader,
+  inputs: Inputs = createInputs(config),
 ): AdminDeps {
+  const pulls = inputPulls(config, inputs);
   const { redis, keys } = store;
   return {
     config,
@@ -34,6 +40,7 @@ export function adminDeps(
     enqueue: (keys) => store.producer.enqueue(keys),
     queues: () => store.queues(),
     token,
+    inputs: () => inputStatuses(inputs, store.sync.freshness, pulls, store.clock.now()),
     ...(platform ? { platform: (kind, targetId) => platform.read(kind, targetId) } : {}),
   };
 }

@@ -19,6 +19,7 @@ import { ScimHttp } from '../platform/scim-http.js';
 import { oktaApiFromConfig, oktaLogPoll } from '../sources/okta/okta.input.js';
 import { OktaLogStore } from '../store/okta-log.store.js';
 import { PlatformClient } from '../platform/platform.client.js';
+import { inputPulls } from './input-pulls.js';
 import { createStoreSide, type StoreSide } from './store-side.js';
 
 export interface WorkerSide {
@@ -190,11 +191,9 @@ async function startReads({ config, store, metrics, logger }: WorkerContext, inp
     logger,
     now: () => store.clock.now(),
   });
-  const everyMs = config.directory.deltaSeconds * 1000;
-  const schedules = [
-    ...(everyMs > 0 ? [...deltas.keys()].map((owner) => ({ name: 'delta' as const, owner, everyMs })) : []),
-    ...(okta ? [{ name: 'poll' as const, owner: 'okta', everyMs: config.okta.logPollSeconds * 1000 }] : []),
-  ];
+  const schedules = inputPulls(config, inputs)
+    .filter((pull) => pull.read === 'delta' || okta !== undefined)
+    .map((pull) => ({ name: pull.read, owner: pull.owner, everyMs: pull.everySeconds * 1000 }));
   const read = {
     delta: (owner: string) => runDelta(deps, owner as Owner),
     ...(okta ? { poll: okta.poll } : {}),

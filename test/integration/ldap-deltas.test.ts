@@ -154,6 +154,17 @@ describe('delta reads of an OpenLDAP directory (accesslog)', () => {
     // The rename kept its account: same userName (its mail), one account, no second one.
     expect(target.users().filter((u) => u.userName === `${person(40)}@example.com`)).toHaveLength(1);
     expect(target.users()).toHaveLength(PEOPLE + 1);
+    // Freshness: the directory says it read its source by delta just now, and how far behind it is.
+    const status = (await http().get('/admin/status').set(auth).expect(200)).body as {
+      inputs: { input: string; pull: unknown; lastReadKind: string; lagSeconds: number; state: string }[];
+    };
+    expect(status.inputs.find((i) => i.input === 'directory:directory')).toMatchObject({
+      state: 'ok',
+      pull: { read: 'delta', everySeconds: DELTA_SECONDS, watermarkKind: 'openldap-accesslog' },
+      lastReadKind: 'delta',
+    });
+    const metrics = (await http().get('/metrics').expect(200)).text;
+    expect(metrics).toMatch(/^scim_bridge_input_lag_seconds\{input="directory:directory"\} \d/m);
     // No listing: a listing of 2,000 users at 100 a page alone is 20 GETs of /Users.
     const lists = target.stats().requests.filter((r) => r.method === 'GET' && r.route === '/Users');
     expect(lists.length).toBeLessThanOrEqual(5);

@@ -21,6 +21,42 @@ export const QueueCounts = answer(
 export const IdentityCounts = counts(['desired', 'managed', 'deprovisioned']);
 export type IdentityCounts = z.infer<typeof IdentityCounts>;
 
+export const InputStatus = answer(
+  'InputStatus',
+  z.strictObject({
+    input: text().meta({ description: 'The owner name: scim, events, okta, directory:<name>.' }),
+    kind: z.enum(['scim', 'events', 'okta', 'directory']),
+    state: z.enum(['ok', 'failing', 'disabled']).meta({
+      description: 'failing: its last reads of its source failed (3 in a row); disabled: not configured.',
+    }),
+    detail: text().nullable(),
+    push: z.strictObject({ path: text(), enabled: z.boolean() }).nullable().meta({
+      description: 'Where it takes pushes (SCIM, events, hooks), and whether its secret is set.',
+    }),
+    fullRead: z
+      .strictObject({ source: text() })
+      .nullable()
+      .meta({ description: 'It can be read in full (POST /admin/sync {"input"}): its source.' }),
+    pull: z
+      .strictObject({ read: z.enum(['delta', 'poll']), everySeconds: count(), watermarkKind: text() })
+      .nullable()
+      .meta({ description: 'Its recurring read: deltas since a watermark, or a poll of its log.' }),
+    lastReadAt: time().nullable().meta({ description: 'When it last heard from its source.' }),
+    lastReadKind: z.enum(['delta', 'poll', 'full', 'push']).nullable(),
+    newestChangeAt: time()
+      .nullable()
+      .meta({ description: 'When the newest change it applied happened at the source.' }),
+    lagSeconds: z.number().min(0).nullable().meta({
+      description:
+        'A pulled input: seconds since it last read its source (its changes are at most this old).',
+    }),
+    failures: count().meta({ description: 'Reads of its source that failed in a row.' }),
+    lastError: text().nullable(),
+    missedHooks: count().meta({ description: 'Okta: events the System Log poll saw before any hook.' }),
+  }),
+);
+export type InputStatus = z.infer<typeof InputStatus>;
+
 export const Status = answer(
   'Status',
   z.strictObject({
@@ -40,6 +76,7 @@ export const Status = answer(
     owners: z.record(text(), counts(['users', 'groups'])).meta({
       description: 'Desired identities per owning input (scim, events, okta, directory:<name>).',
     }),
+    inputs: z.array(InputStatus).meta({ description: 'Each input: what it can do, and how fresh it is.' }),
     activeSync: SyncView.nullable(),
     lastSync: SyncView.nullable(),
     lastFullSync: SyncView.nullable().meta({ description: 'Last completed sync that was not a dry run.' }),

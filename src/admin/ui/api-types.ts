@@ -22,7 +22,7 @@ export type FailureRetryBody = z.input<typeof RetryBody>;
 export type { HistoryEntry, Identity as IdentityTrace, StoredError } from '../schemas/identity.schema.js';
 export type { LinkCounts, LinkOnly, OwnedElsewhere } from '../schemas/plan-inputs.schema.js';
 export type { AttributeRow, MemberRow, PlatformCopy } from '../schemas/platform-copy.schema.js';
-export type { IdentityCounts, Status, TargetHealth } from '../schemas/status.schema.js';
+export type { IdentityCounts, InputStatus, Status, TargetHealth } from '../schemas/status.schema.js';
 export type {
   ChangesAction as Action,
   SyncChange as Change,

@@ -106,6 +106,8 @@ const TONE = {
   'auth-failed': 'bad',
   unavailable: 'bad',
   failed: 'bad',
+  failing: 'bad',
+  disabled: 'info',
 };
 /** @param {string} state */
 export function tone(state) {

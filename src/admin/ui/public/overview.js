@@ -2,6 +2,7 @@
 /** Browser module: the overview — target health, counts, the running sync, the last one, queues. */
 import { adminUrl, api } from './api.js';
 import { badge, duration, errorBox, fill, h, heading, kv, table, time } from './dom.js';
+import { inputsSection } from './inputs.js';
 import { liveProgress } from './progress.js';
 
 /** @import { Status, SyncSummary, SyncView, TargetHealth } from '../api-types.js' */
@@ -45,7 +46,7 @@ export async function overviewView(container) {
   async function refresh() {
     /** @type {Status} */
     const status = await api('GET', 'status');
-    fill(body, cards(status), targetSection(status.target));
+    fill(body, cards(status), targetSection(status.target), inputsSection(status.inputs));
     showActive(status.activeSync);
     fill(rest, lastSection(status.lastSync, status.lastFullSync), queuesSection(status.queues));
   }
