@@ -39,6 +39,7 @@ export async function inputStatuses(
         ? { read: pull.read, everySeconds: pull.everySeconds, watermarkKind: pull.watermarkKind }
         : null,
       ...times(seen, pull !== undefined, now),
+      lastRead: seen.cost ?? null,
       failures: seen.failures,
       lastError: seen.lastError ? (redact(seen.lastError) as string) : null,
       missedHooks: seen.missed,

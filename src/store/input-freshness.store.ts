@@ -22,6 +22,14 @@ export interface Freshness {
   lastError?: string;
   /** Events first seen by a poll of the source's log: pushes (hooks) that were missed. */
   missed: number;
+  /** What the last read cost, when it says: changes it applied, entries it read, how long. */
+  cost?: ReadCost;
+}
+
+export interface ReadCost {
+  changes: number;
+  entriesRead: number;
+  durationMs: number;
 }
 
 /**
@@ -44,11 +52,15 @@ export class InputFreshnessStore {
   }
 
   /** A read that succeeded: the failures reset; `changeAt`, when it applied changes. */
-  async readSucceeded(owner: string, read: { at: number; kind: ReadKind; changeAt?: number }): Promise<void> {
+  async readSucceeded(
+    owner: string,
+    read: { at: number; kind: ReadKind; changeAt?: number; cost?: ReadCost },
+  ): Promise<void> {
     const args = [
       Math.round(read.at),
       read.kind,
       read.changeAt === undefined ? '' : Math.round(read.changeAt),
+      read.cost === undefined ? '' : JSON.stringify(read.cost),
     ];
     await storeCall(() => readSucceeded.run(this.redis, [this.keys.inputFreshness(owner)], args));
   }
@@ -85,5 +97,6 @@ function parse(hash: Record<string, string>): Freshness {
     failures: Number(hash.failures ?? 0),
     ...(hash.lastError ? { lastError: hash.lastError } : {}),
     missed: Number(hash.missed ?? 0),
+    ...(hash.cost ? { cost: JSON.parse(hash.cost) as ReadCost } : {}),
   };
 }

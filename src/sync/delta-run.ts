@@ -6,6 +6,7 @@ import type { DeltaChanges, DeltaRead } from '../domain/input.js';
 import type { Logger } from '../ops/logger.js';
 import { newSyncId } from '../queue/job-ids.js';
 import type { HeldDelta } from '../store/delta.store.js';
+import type { ReadCost } from '../store/input-freshness.store.js';
 import { asBridgeError } from '../store/redis-errors.js';
 import type { SyncStore } from '../store/sync.store.js';
 import { deltaPlan, deltaSummary } from './delta-report.js';
@@ -56,11 +57,17 @@ export async function runDelta(deps: DeltaDeps, owner: Owner): Promise<DeltaOutc
       await input.read.position();
       return await fullSync(deps, owner, 'the input has no watermark yet', log);
     }
+    const started = Date.now();
     const read = await input.read.changesSince(watermark);
-    if (read.changes.length === 0) return await nothingChanged(deps, owner, read);
+    const cost = { changes: read.changes.length, entriesRead: read.entriesRead, durationMs: 0 };
+    if (read.changes.length === 0)
+      return await nothingChanged(deps, owner, read, { ...cost, durationMs: Date.now() - started });
     const removals = await removedUsers(deps.store, owner, read.changes);
     if (await overLimit(deps, owner, removals)) return await hold(deps, owner, input, read, removals, log);
-    await applyDelta(deps.store, owner, read, removals);
+    await applyDelta(deps.store, owner, read, removals, () => ({
+      ...cost,
+      durationMs: Date.now() - started,
+    }));
     log.info({ changes: read.changes.length, removals, entriesRead: read.entriesRead }, 'delta applied');
     return 'applied';
   } catch (error) {
@@ -78,6 +85,7 @@ export async function applyDelta(
   owner: Owner,
   delta: Pick<HeldDelta, 'changes' | 'watermark' | 'newestChangeAt'>,
   removals: number,
+  cost?: () => ReadCost,
 ): Promise<void> {
   for (let i = 0; i < delta.changes.length; i += BATCH)
     await store.applyChanges(delta.changes.slice(i, i + BATCH), owner);
@@ -86,12 +94,22 @@ export async function applyDelta(
   await store.deltas.removals(owner, REMOVAL_WINDOW_MS, now, run);
   await store.deltas.setWatermark(owner, delta.watermark);
   const changeAt = delta.newestChangeAt ?? now;
-  await store.freshness.readSucceeded(owner, { at: now, kind: 'delta', changeAt });
+  await store.freshness.readSucceeded(owner, {
+    at: now,
+    kind: 'delta',
+    changeAt,
+    ...(cost ? { cost: cost() } : {}),
+  });
 }
 
-async function nothingChanged(deps: DeltaDeps, owner: Owner, read: DeltaChanges): Promise<DeltaOutcome> {
+async function nothingChanged(
+  deps: DeltaDeps,
+  owner: Owner,
+  read: DeltaChanges,
+  cost: ReadCost,
+): Promise<DeltaOutcome> {
   await deps.store.deltas.setWatermark(owner, read.watermark);
-  await deps.store.freshness.readSucceeded(owner, { at: deps.store.clock.now(), kind: 'delta' });
+  await deps.store.freshness.readSucceeded(owner, { at: deps.store.clock.now(), kind: 'delta', cost });
   return 'unchanged';
 }
 

@@ -50,6 +50,10 @@ export const InputStatus = answer(
       description:
         'A pulled input: seconds since it last read its source (its changes are at most this old).',
     }),
+    lastRead: z
+      .strictObject({ changes: count(), entriesRead: count(), durationMs: z.number().min(0) })
+      .nullable()
+      .meta({ description: 'What its last delta read cost: the changes it applied, the entries it read.' }),
     failures: count().meta({ description: 'Reads of its source that failed in a row.' }),
     lastError: text().nullable(),
     missedHooks: count().meta({ description: 'Okta: events the System Log poll saw before any hook.' }),

@@ -5,7 +5,8 @@
 
 /**
  * A read of an input's source that succeeded. KEYS[1] P:input:fresh:<owner>. ARGV[1] when (ms),
- * [2] how (delta, poll, full), [3] when its newest change happened ('' none). Times only grow.
+ * [2] how (delta, poll, full), [3] when its newest change happened ('' none), [4] what the read
+ * cost (JSON; '' none: the last one is forgotten). Times only grow.
  */
 export const READ_SUCCEEDED = `
 local key = KEYS[1]
@@ -18,6 +19,7 @@ raise('readAt', ARGV[1])
 raise('changeAt', ARGV[3])
 redis.call('HSET', key, 'readKind', ARGV[2], 'failures', '0')
 redis.call('HDEL', key, 'lastError')
+if ARGV[4] == '' then redis.call('HDEL', key, 'cost') else redis.call('HSET', key, 'cost', ARGV[4]) end
 return 0
 `;
 
