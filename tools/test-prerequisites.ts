@@ -4,7 +4,7 @@
  * install the missing packages (root with apt-get, as in CI), or stop with the command to run.
  * The decision is a pure function of what was found, so it is tested with given machines.
  */
-import { accessSync, constants, readdirSync, statSync } from 'node:fs';
+import { accessSync, constants, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { delimiter, join } from 'node:path';
 
 export interface Prerequisite {
@@ -18,6 +18,8 @@ export interface Prerequisite {
 
 /**
  * The paths are those the tests use: test/support/slapd.ts runs /usr/sbin/slapd and slapadd,
+ * test/support/samba-dc.ts provisions with /usr/bin/samba-tool (which needs the AD schema files of
+ * samba-ad-provision, only a Recommends of samba-ad-dc) and runs /usr/sbin/samba,
  * test/e2e/dashboard.test.ts runs CHROMIUM_PATH or /usr/bin/chromium, test/helm/chart-renderer.ts
  * builds with GOPATH=/usr/share/gocode (Debian's packaged Go libraries, no module download).
  */
@@ -40,6 +42,13 @@ export function prerequisites(env: NodeJS.ProcessEnv): Prerequisite[] {
     { name: 'slapadd', packages: ['slapd'], check: { file: '/usr/sbin/slapadd' } },
     { name: 'ldap-utils', packages: ['ldap-utils'], check: { command: 'ldapsearch' } },
     { name: 'openssl', packages: ['openssl'], check: { command: 'openssl' } },
+    { name: 'samba', packages: ['samba-ad-dc'], check: { file: '/usr/sbin/samba' } },
+    { name: 'samba-tool', packages: ['samba-ad-dc'], check: { file: '/usr/bin/samba-tool' } },
+    {
+      name: 'the Samba AD schema',
+      packages: ['samba-ad-provision'],
+      check: { folder: '/usr/share/samba/setup/ad-schema' },
+    },
     { name: 'chromium', packages: ['chromium'], check: { file: env.CHROMIUM_PATH || '/usr/bin/chromium' } },
     { name: 'a font', packages: ['fonts-liberation'], check: { folder: '/usr/share/fonts' } },
   ];
@@ -91,6 +100,28 @@ export function stillMissingLine(missing: readonly Prerequisite[]): string {
 
 function stopLine(names: string, what: string): string {
   return `npm test: the tests need ${names}, missing on this machine — ${what}, then run npm test again`;
+}
+
+/** Debian's hook that tells package scripts whether they may start services (invoke-rc.d). */
+export const POLICY_RC_D = '/usr/sbin/policy-rc.d';
+
+/**
+ * Keeps the packages' install scripts from starting their system services (slapd on port 389,
+ * smbd, nmbd, winbind, samba-ad-dc): the tests start private servers of their own, which a system
+ * service would stand in the way of. A policy-rc.d that exits 101 ("action forbidden") is put in
+ * place when there is none, and removed by the function returned; one already there is left as it
+ * is (containers ship one).
+ */
+export function holdServiceStarts(path = POLICY_RC_D): () => void {
+  try {
+    statSync(path);
+    return () => undefined;
+  } catch {
+    writeFileSync(path, '#!/bin/sh\n# npm test: no service starts while it installs packages\nexit 101\n', {
+      mode: 0o755,
+    });
+    return () => rmSync(path, { force: true });
+  }
 }
 
 /** Looks for each prerequisite; PATH and CHROMIUM_PATH come from `env`. */

@@ -7,7 +7,7 @@
  *   npx tsx tools/test-setup.ts
  */
 import { spawnSync } from 'node:child_process';
-import { decideSetup, probeMachine, stillMissingLine } from './test-prerequisites.js';
+import { decideSetup, holdServiceStarts, probeMachine, stillMissingLine } from './test-prerequisites.js';
 
 const root = process.getuid?.() === 0;
 const decision = decideSetup(probeMachine(process.env, root));
@@ -20,7 +20,11 @@ if (decision.action === 'stop') {
 if (decision.action === 'install') {
   process.stdout.write(`${decision.line}\n`);
   aptGet(['update', '-qq']);
+  // The packages' own services stay stopped (aptGet exits on failure: the hook goes on exit too).
+  const release = holdServiceStarts();
+  process.once('exit', release);
   aptGet(['install', '-y', '-qq', '--no-install-recommends', ...decision.packages]);
+  release();
   const after = probeMachine(process.env, root);
   if (after.missing.length > 0) {
     process.stderr.write(`${stillMissingLine(after.missing)}\n`);

@@ -1,10 +1,15 @@
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
-import { decideSetup, prerequisites, type Prerequisite } from '../../tools/test-prerequisites.js';
+import {
+  decideSetup,
+  holdServiceStarts,
+  prerequisites,
+  type Prerequisite,
+} from '../../tools/test-prerequisites.js';
 
 // Real: the decision of `npm test`'s first step on given machines (what is missing, root, apt-get),
 // and the step itself in a child process — once with a PATH that holds none of the commands (as on
@@ -61,7 +66,7 @@ describe('decideSetup', () => {
     }
   });
 
-  it('asks for what .ci/run installed: redis, Go with sprig and yaml.v3, slapd, ldap-utils, openssl, chromium and a font', () => {
+  it('asks for what .ci/run installed: redis, Go with sprig and yaml.v3, slapd, ldap-utils, openssl, a Samba AD DC, chromium and a font', () => {
     expect([...new Set(all.flatMap((item) => item.packages))].sort()).toEqual([
       'chromium',
       'fonts-liberation',
@@ -71,13 +76,42 @@ describe('decideSetup', () => {
       'ldap-utils',
       'openssl',
       'redis-server',
+      'samba-ad-dc',
+      'samba-ad-provision',
       'slapd',
     ]);
+  });
+
+  it('installs samba-ad-provision beside samba-ad-dc, whose Recommends it only is', () => {
+    const decision = decideSetup({
+      missing: named('samba', 'samba-tool', 'the Samba AD schema'),
+      root: true,
+      aptGet: true,
+    });
+    expect(decision).toMatchObject({ action: 'install', packages: ['samba-ad-dc', 'samba-ad-provision'] });
   });
 });
 
 const emptyDir = mkdtempSync(join(tmpdir(), 'scim-bridge-test-setup-'));
 afterAll(() => rmSync(emptyDir, { recursive: true, force: true }));
+
+describe('holdServiceStarts', () => {
+  it('forbids service starts (exit 101) while packages install, and takes its hook away after', () => {
+    const hook = join(emptyDir, 'policy-rc.d');
+    const release = holdServiceStarts(hook);
+    expect(statSync(hook).mode & 0o777).toBe(0o755);
+    expect(spawnSync(hook, ['samba-ad-dc', 'start']).status).toBe(101);
+    release();
+    expect(existsSync(hook)).toBe(false);
+  });
+
+  it('leaves a hook that was already there as it is', () => {
+    const hook = join(emptyDir, 'policy-rc.d-present');
+    writeFileSync(hook, '#!/bin/sh\nexit 0\n', { mode: 0o755 });
+    holdServiceStarts(hook)();
+    expect(readFileSync(hook, 'utf8')).toBe('#!/bin/sh\nexit 0\n');
+  });
+});
 
 function runSetup(env: Record<string, string>) {
   const result = spawnSync(process.execPath, ['--import', 'tsx', 'tools/test-setup.ts'], {

@@ -3,18 +3,18 @@ import type { Entry } from 'ldapts';
 /**
  * Attribute values of an LDAP entry as the snapshot needs them. Attribute names are matched without
  * case (servers answer in their own spelling). Binary identifiers become their usual text forms:
- * `objectGUID` and `mS-DS-ConsistencyGuid` the canonical GUID string, `objectSid` the `S-1-5-…`
- * form; other binary values base64.
+ * `objectGUID`, `mS-DS-ConsistencyGuid` and a DC's `invocationId` the canonical GUID string,
+ * `objectSid` the `S-1-5-…` form; other binary values base64.
  */
 
 type RawValue = string | Buffer;
 
-const GUID_ATTRIBUTES = new Set(['objectguid', 'ms-ds-consistencyguid']);
+const GUID_ATTRIBUTES = new Set(['objectguid', 'ms-ds-consistencyguid', 'invocationid']);
 const SID_ATTRIBUTES = new Set(['objectsid']);
 
 /** Names to ask ldapts to return as bytes, in the spellings servers use. */
 export function binaryAttributeNames(requested: readonly string[]): string[] {
-  const known = ['objectGUID', 'mS-DS-ConsistencyGuid', 'objectSid'];
+  const known = ['objectGUID', 'mS-DS-ConsistencyGuid', 'invocationId', 'objectSid'];
   const binary = [...requested, ...known].filter((name) => isBinary(name.toLowerCase()));
   return [...new Set(binary.flatMap((name) => [name, name.toLowerCase()]))];
 }
