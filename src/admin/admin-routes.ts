@@ -11,6 +11,7 @@ import { IdentityTraceQueries } from '../store/identity-trace.queries.js';
 import type { Keys } from '../store/keys.js';
 import type { RedisClock } from '../store/redis-clock.js';
 import type { RedisClient } from '../store/redis-connection.js';
+import { describeRedis } from '../store/redis-topology.js';
 import { StatusQueries } from '../store/status.queries.js';
 import { SyncHistoryQueries } from '../store/sync-history.queries.js';
 import type { PlatformHealthRecord } from '../store/platform-health.store.js';
@@ -70,6 +71,7 @@ export function adminRouters(deps: AdminDeps): Router[] {
       health: deps.health,
       syncs: deps.syncs,
       lastFullSync: () => history.lastFullSync(),
+      redis: () => describeRedis(redis, config.redis),
     }),
     adminIdentitiesRouter({ traces: new IdentityTraceQueries(redis, keys), names }),
     adminFailuresRouter({

@@ -84,6 +84,34 @@ const Status = {
       ...nullable(ref('SyncView')),
       description: 'Last completed sync that was not a dry run.',
     },
+    redis: {
+      type: 'object',
+      description: 'The Redis topology and how durable an acknowledged write is (REDIS_MIN_REPLICAS).',
+      required: ['topology', 'primary', 'replicas', 'minReplicas', 'replicaTimeoutMs'],
+      additionalProperties: false,
+      properties: {
+        topology: { enum: ['single', 'sentinel', 'cluster'] },
+        primary: {
+          ...nullable(str),
+          description: "host:port written to now (on a Cluster: the master of the bridge's slot).",
+        },
+        sentinel: {
+          type: 'object',
+          required: ['name', 'nodes'],
+          additionalProperties: false,
+          properties: { name: str, nodes: int },
+        },
+        cluster: {
+          type: 'object',
+          required: ['nodes', 'masters'],
+          additionalProperties: false,
+          properties: { nodes: int, masters: int },
+        },
+        replicas: { ...nullable(int), description: 'Replicas connected to that primary now.' },
+        minReplicas: { ...int, description: 'Replicas that must hold a write before an input is answered.' },
+        replicaTimeoutMs: int,
+      },
+    },
   },
 };
 

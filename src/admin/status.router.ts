@@ -5,6 +5,7 @@ import type { StatusQueries } from '../store/status.queries.js';
 import type { LastFullSync } from '../store/sync-history.queries.js';
 import type { SyncRecord } from '../store/sync-record.store.js';
 import type { PlatformHealthRecord } from '../store/platform-health.store.js';
+import type { RedisTopology } from '../store/redis-topology.js';
 import { syncView } from './sync.router.js';
 import { redact } from './views.js';
 
@@ -15,6 +16,8 @@ export interface AdminStatusDeps {
   health: () => Promise<PlatformHealthRecord>;
   syncs: SyncService;
   lastFullSync: () => Promise<LastFullSync | undefined>;
+  /** The Redis topology and the replica acknowledgement setting (store/redis-topology.ts). */
+  redis?: () => Promise<RedisTopology>;
 }
 
 /** GET /admin/status: is it healthy, what is queued, what did the last sync do (SPEC §4). */
@@ -43,6 +46,7 @@ export function adminStatusRouter(deps: AdminStatusDeps): Router {
       activeSync: viewOrNull(active),
       lastSync: viewOrNull(recent[0]),
       lastFullSync: viewOrNull(lastFull),
+      ...(deps.redis ? { redis: await deps.redis() } : {}),
     });
   });
   return router;

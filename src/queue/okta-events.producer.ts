@@ -1,5 +1,6 @@
 import { Queue, type JobsOptions } from 'bullmq';
 import type { RedisClient } from '../store/redis-connection.js';
+import { replicated } from '../store/replica-ack.js';
 import { ResilientQueue } from './resilient-queue.js';
 import { OKTA_EVENTS_QUEUE, oktaEventJobId, type OktaEventJobData } from './okta-events-job.js';
 
@@ -21,7 +22,10 @@ export class OktaEventProducer {
   private readonly holder: ResilientQueue<Queue<OktaEventJobData>>;
   private readonly attempts: number;
 
-  constructor(connection: RedisClient, settings: OktaEventProducerSettings) {
+  constructor(
+    private readonly connection: RedisClient,
+    settings: OktaEventProducerSettings,
+  ) {
     this.holder = new ResilientQueue(connection, () => {
       const queue = new Queue<OktaEventJobData>(OKTA_EVENTS_QUEUE, {
         connection,
@@ -46,6 +50,8 @@ export class OktaEventProducer {
       opts: this.jobOptions(event),
     }));
     await this.holder.run((queue) => queue.addBulk(jobs));
+    // The delivery is answered 200 only once the replicas hold it (REDIS_MIN_REPLICAS).
+    await replicated(this.connection);
   }
 
   private jobOptions(event: OktaEventJobData): JobsOptions {

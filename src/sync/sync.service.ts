@@ -6,6 +6,7 @@ import { recordedError } from '../domain/sync-error.js';
 import { invalidSnapshot } from '../domain/snapshot.js';
 import type { SnapshotSink } from '../domain/snapshot-sink.js';
 import type { RedisClient } from '../store/redis-connection.js';
+import { replicated } from '../store/replica-ack.js';
 import type { SyncStore } from '../store/sync.store.js';
 import { SourceStager } from './source-stager.js';
 import type { SyncRecord, SyncRecordStore } from '../store/sync-record.store.js';
@@ -58,7 +59,7 @@ export class SyncService {
   readonly records: SyncRecordStore;
 
   constructor(
-    connection: RedisClient,
+    private readonly connection: RedisClient,
     queuePrefix: string,
     private readonly store: SyncStore,
     private readonly inputs: SyncInputs = { readable: [], directory: directoryOwner('directory') },
@@ -96,6 +97,7 @@ export class SyncService {
     if (!claim.started && request.linkOnly) throw busy(claim.syncId);
     if (!claim.started) return { jobId: claim.syncId, started: false };
     await this.enqueueRun(syncId);
+    await replicated(this.connection);
     return { jobId: syncId, started: true };
   }
 
@@ -132,6 +134,7 @@ export class SyncService {
       throw error;
     }
     await this.enqueueRun(syncId);
+    await replicated(this.connection);
     return { jobId: syncId };
   }
 
@@ -162,6 +165,7 @@ export class SyncService {
       await this.records.update(syncId, { state: 'awaiting-approval' }).catch(() => undefined);
       throw error;
     }
+    await replicated(this.connection);
     return { ...record, state: 'running' };
   }
 
@@ -180,12 +184,14 @@ export class SyncService {
     const jobState = job ? await job.getState() : 'unknown';
     if (jobState === 'active' || (record.state === 'running' && jobState === 'waiting')) {
       await this.records.requestCancel(syncId);
+      await replicated(this.connection);
       return { ...record, cancelRequested: true };
     }
     if (job) await job.remove().catch(() => undefined);
     await this.skipHeldDelta(syncId, record);
     const error = recordedError(new BridgeError('cancelled'));
     await this.records.finish(syncId, 'failed', { error });
+    await replicated(this.connection);
     return { ...record, state: 'failed', error };
   }
 
