@@ -7,6 +7,7 @@ import { clusterSlot } from '../../src/store/replica-ack.js';
 import { convergence, settledSync, snapshotOf } from '../support/convergence.js';
 import { startEngine, startTarget, type EngineFixture } from '../support/engine.js';
 import { startClusterTopology, type ClusterTopology } from '../support/redis-cluster.js';
+import { cleanUp } from '../support/clean-up.js';
 import { uniquePrefix } from '../support/redis.js';
 
 // Real: a Redis Cluster of three masters and one replica (redis-server processes on loopback), a
@@ -52,11 +53,13 @@ describe('Redis Cluster: three masters', () => {
     target = await startTarget();
     engine = await startEngine(target, { ...env(), KEY_PREFIX: prefix });
   });
-  afterAll(async () => {
-    await engine?.close();
-    await target?.close();
-    await topology?.stop();
-  });
+  afterAll(() =>
+    cleanUp(
+      () => engine?.close(),
+      () => target?.close(),
+      () => topology?.stop(),
+    ),
+  );
 
   it('takes SCIM push, signed events, Okta hooks and a full sync, and converges', async () => {
     const created = await http()

@@ -6,6 +6,7 @@ import { startIdpLoad, type IdpLoad } from '../support/idp-load.js';
 import { scimUsers } from '../support/convergence.js';
 import { startSentinelTopology, type SentinelTopology } from '../support/redis-sentinel.js';
 import { uniquePrefix } from '../support/redis.js';
+import { cleanUp } from '../support/clean-up.js';
 import { until } from '../support/until.js';
 
 // Real: a Redis primary, its replica and three Sentinels (redis-server processes on loopback), a
@@ -31,12 +32,14 @@ describe('a failover after the replica fell behind', () => {
   let engine: EngineFixture | undefined;
   let load: IdpLoad | undefined;
 
-  afterEach(async () => {
-    await load?.stop();
-    await engine?.close();
-    await target?.close();
-    await topology?.stop();
-  });
+  afterEach(() =>
+    cleanUp(
+      () => load?.stop(),
+      () => engine?.close(),
+      () => target?.close(),
+      () => topology?.stop(),
+    ),
+  );
 
   /** Creates answered 201 that the promoted replica does not hold. */
   async function lagThenFailover(minReplicas: number): Promise<{ acknowledged: number; lost: string[] }> {

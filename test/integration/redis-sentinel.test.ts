@@ -4,10 +4,11 @@ import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ReferenceTarget } from 'scim-reference-target';
 import { startEngine, startTarget, type EngineFixture } from '../support/engine.js';
-import { startIdpLoad } from '../support/idp-load.js';
+import { startIdpLoad, type IdpLoad } from '../support/idp-load.js';
 import { logSink } from '../support/log-sink.js';
 import { startSentinelTopology, type SentinelTopology } from '../support/redis-sentinel.js';
 import { uniquePrefix } from '../support/redis.js';
+import { cleanUp } from '../support/clean-up.js';
 import { until } from '../support/until.js';
 import { convergence, settledSync, snapshotOf } from '../support/convergence.js';
 
@@ -22,16 +23,20 @@ describe('Redis Sentinel: a failover while an IdP pushes and a full sync runs', 
   let topology: SentinelTopology;
   let target: ReferenceTarget;
   const engines: EngineFixture[] = [];
+  let load: IdpLoad | undefined;
 
   beforeAll(async () => {
     topology = await startSentinelTopology();
     target = await startTarget({ latencyMs: 5 });
   });
-  afterAll(async () => {
-    for (const engine of engines) await engine.close();
-    await target?.close();
-    await topology?.stop();
-  });
+  afterAll(() =>
+    cleanUp(
+      () => load?.stop(),
+      ...engines.map((engine) => () => engine.close()),
+      () => target?.close(),
+      () => topology?.stop(),
+    ),
+  );
 
   it('answers 503 with Retry-After until the replica is promoted, serves again, and converges', async () => {
     const env = {
@@ -47,13 +52,14 @@ describe('Redis Sentinel: a failover while an IdP pushes and a full sync runs', 
     const admin = () => request(serve.bridge.http.server);
     const auth = { Authorization: `Bearer ${ADMIN_TOKEN}` };
 
-    const load = startIdpLoad({
+    const idp = startIdpLoad({
       url: serve.bridge.http.url,
       token: SCIM_TOKEN,
       clients: 8,
       label: 'sentinel',
     });
-    await until('creates to be answered', () => load.acknowledged.size >= 50);
+    load = idp;
+    await until('creates to be answered', () => idp.acknowledged.size >= 50);
     const sync = await admin()
       .post('/admin/sync')
       .set(auth)
@@ -69,21 +75,21 @@ describe('Redis Sentinel: a failover while an IdP pushes and a full sync runs', 
     await topology.primary.kill();
     await topology.primaryIs(topology.replica.address);
     const refused = await until('a create refused after the kill', () =>
-      load.answers.find((answer) => answer.at > killedAt && answer.status !== 201),
+      idp.answers.find((answer) => answer.at > killedAt && answer.status !== 201),
     );
     const servedAgain = await until('a create answered 201 after the failover', () =>
-      load.answers.find((answer) => answer.at > refused.at && answer.status === 201),
+      idp.answers.find((answer) => answer.at > refused.at && answer.status === 201),
     );
     await until(
       'creates to go on',
-      () => load.answers.filter((answer) => answer.at > servedAgain.at && answer.status === 201).length >= 20,
+      () => idp.answers.filter((answer) => answer.at > servedAgain.at && answer.status === 201).length >= 20,
     );
-    await load.stop();
+    await idp.stop();
 
     // Between the kill and the promotion: 503 with Retry-After, never another 5xx, never a hang.
-    const during = load.answers.filter((a) => a.at >= refused.at && a.at < servedAgain.at);
+    const during = idp.answers.filter((a) => a.at >= refused.at && a.at < servedAgain.at);
     expect(during.length).toBeGreaterThan(0);
-    for (const answer of load.answers) {
+    for (const answer of idp.answers) {
       expect([201, 409, 503]).toContain(answer.status);
       if (answer.status === 503) expect(answer.retryAfter).toMatch(/^\d+$/);
     }
