@@ -12,12 +12,12 @@ import { startBridgeProcess, startTargetProcess, table } from './support.js';
  * BENCH_SCIM_SECONDS (default 10) per phase.
  */
 const TOKEN = 'bench-target-token-000000';
-const SCIM_TOKEN = 'bench-scim-inbound-token-0000';
+export const SCIM_TOKEN = 'bench-scim-inbound-token-0000';
 const ADMIN_TOKEN = 'bench-admin-token-0000000000';
-const CLIENTS = Number(process.env.BENCH_SCIM_CLIENTS ?? 32);
-const SECONDS = Number(process.env.BENCH_SCIM_SECONDS ?? 10);
+export const CLIENTS = Number(process.env.BENCH_SCIM_CLIENTS ?? 32);
+export const SECONDS = Number(process.env.BENCH_SCIM_SECONDS ?? 10);
 
-interface Phase {
+export interface Phase {
   writes: number;
   seconds: number;
   latencies: number[];
@@ -25,20 +25,20 @@ interface Phase {
 }
 
 /** A request template: `{i}` becomes the request's number, `{id}` a user id taken in turn. */
-interface Template {
+export interface Template {
   method: 'GET' | 'POST' | 'PATCH';
   path: string;
   body: string;
 }
 
-interface Load {
+export interface Load {
   url: string;
   seconds: number;
   templates: readonly Template[];
   ids: readonly string[];
 }
 
-const USER_TEMPLATE: Template = {
+export const USER_TEMPLATE: Template = {
   method: 'POST',
   path: '/scim/v2/Users',
   body: JSON.stringify({
@@ -102,7 +102,8 @@ Promise.all(Array.from({ length: clients }, async () => {
 });
 `;
 
-async function drive(load: Load): Promise<Phase> {
+/** Runs the clients (CLIENTS of them, BENCH_SCIM_CLIENTS) for a phase and returns its figures. */
+export async function drive(load: Load): Promise<Phase> {
   return driveInWorker(load);
 }
 
@@ -120,7 +121,7 @@ function percentile(sorted: readonly number[], p: number): string {
   return `${(sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))] ?? 0).toFixed(1)} ms`;
 }
 
-function report(name: string, phase: Phase): [string, string | number][] {
+export function report(name: string, phase: Phase): [string, string | number][] {
   const sorted = [...phase.latencies].sort((a, b) => a - b);
   return [
     [`${name} writes/s`, Math.round(phase.writes / phase.seconds)],

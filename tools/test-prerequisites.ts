@@ -17,9 +17,12 @@ export interface Prerequisite {
 }
 
 /**
- * The paths are those the tests use: test/support/slapd.ts runs /usr/sbin/slapd and slapadd,
- * test/support/samba-dc.ts provisions with /usr/bin/samba-tool (which needs the AD schema files of
- * samba-ad-provision, only a Recommends of samba-ad-dc) and runs /usr/sbin/samba,
+ * The paths are those the tests use: redis-server also runs the Sentinel and Cluster topologies
+ * (test/support/redis-node.ts: `--sentinel`, `cluster-enabled`, set up with CLUSTER commands, so
+ * no redis-cli; Redis 7 for `enable-debug-command`, as Debian 12 ships); test/support/slapd.ts
+ * runs /usr/sbin/slapd and slapadd, test/support/samba-dc.ts provisions with /usr/bin/samba-tool
+ * (which needs the AD schema files of samba-ad-provision, only a Recommends of samba-ad-dc) and
+ * runs /usr/sbin/samba,
  * test/e2e/dashboard.test.ts runs CHROMIUM_PATH or /usr/bin/chromium, test/helm/chart-renderer.ts
  * builds with GOPATH=/usr/share/gocode (Debian's packaged Go libraries, no module download).
  */

@@ -11,6 +11,7 @@ import type { IdentityTraceQueries } from '../store/identity-trace.queries.js';
 import type { StatusQueries } from '../store/status.queries.js';
 import type { SyncHistoryQueries } from '../store/sync-history.queries.js';
 import type { PlatformHealthRecord } from '../store/platform-health.store.js';
+import type { RedisTopology } from '../store/redis-topology.js';
 import type { SyncService } from '../sync/sync.service.js';
 import { adminRouter } from './admin.router.js';
 import type { InputStatus } from './schemas/status.schema.js';
@@ -57,6 +58,8 @@ export interface AdminDeps {
   queues: () => Queue[];
   /** ADMIN_TOKEN, read per request so a rotated secret applies at once. */
   token: () => string;
+  /** The Redis topology and the replica acknowledgement setting. */
+  redis: () => Promise<RedisTopology>;
   /** Each input: what it can do and how fresh it is (admin/input-status.ts). */
   inputs: () => Promise<InputStatus[]>;
   /** Reads an identity's resource from the platform (the dashboard's platform copy). */
@@ -80,6 +83,7 @@ export function adminRouters(deps: AdminDeps): Router[] {
       syncs: deps.syncs,
       lastFullSync: () => history.lastFullSync(),
       inputs: deps.inputs,
+      redis: deps.redis,
     }),
     adminIdentitiesRouter({ traces, names }),
     adminFailuresRouter({

@@ -6,6 +6,7 @@ import type { LastFullSync } from '../store/sync-history.queries.js';
 import type { SyncRecord } from '../store/sync-record.store.js';
 import type { PlatformHealthRecord } from '../store/platform-health.store.js';
 import type { InputStatus, Status, TargetHealth } from './schemas/status.schema.js';
+import type { RedisTopology } from '../store/redis-topology.js';
 import { syncView } from './sync.router.js';
 import { redact } from './views.js';
 
@@ -18,19 +19,22 @@ export interface AdminStatusDeps {
   lastFullSync: () => Promise<LastFullSync | undefined>;
   /** Each input: what it can do and how fresh it is. */
   inputs: () => Promise<InputStatus[]>;
+  /** The Redis topology and the replica acknowledgement setting (store/redis-topology.ts). */
+  redis: () => Promise<RedisTopology>;
 }
 
 /** GET /admin/status: is it healthy, what is queued, what did the last sync do (SPEC §4). */
 export function adminStatusRouter(deps: AdminStatusDeps): Router {
   const router = Router();
   router.get('/status', async (_req, res) => {
-    const [queues, counts, health, recent, last, inputs] = await Promise.all([
+    const [queues, counts, health, recent, last, inputs, redis] = await Promise.all([
       deps.queueDepths(),
       deps.counts.counts(),
       deps.health(),
       deps.syncs.list(1),
       deps.lastFullSync(),
       deps.inputs(),
+      deps.redis(),
     ]);
     const active = await activeSync(deps.syncs);
     const lastFull = last ? await deps.syncs.get(last.jobId) : undefined;
@@ -51,6 +55,7 @@ export function adminStatusRouter(deps: AdminStatusDeps): Router {
       activeSync: viewOrNull(active),
       lastSync: viewOrNull(recent[0]),
       lastFullSync: viewOrNull(lastFull),
+      redis,
     };
     res.json(status);
   });

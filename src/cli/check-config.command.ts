@@ -3,6 +3,7 @@ import { maskConfig } from '../config/mask-config.js';
 import { isBridgeError } from '../domain/errors.js';
 import { configFromEnv } from '../main.js';
 import { failureText } from './cli-error.js';
+import { redisLines } from './check-config.redis.js';
 
 /** The settings a bridge cannot run without, and the file that may hold them instead. */
 const ESSENTIAL_SETTINGS = ['REDIS_URL', 'TARGET_URL', 'TARGET_TOKEN', 'TARGET_TOKEN_FILE', 'CONFIG_FILE'];
@@ -14,12 +15,14 @@ export const NOTHING_CONFIGURED =
 
 /**
  * `scim-bridge check-config`: the effective configuration with secrets masked (exit 0), or one line
- * per problem (exit 1) — followed, when nothing at all is configured, by where to start.
+ * per problem (exit 1) — followed, when nothing at all is configured, by where to start. Above the
+ * settings, as comments: the Redis topology as it is now and how durable an acknowledged write is.
  */
-export function checkConfigCommand(env: NodeJS.ProcessEnv = process.env): number {
+export async function checkConfigCommand(env: NodeJS.ProcessEnv = process.env): Promise<number> {
   try {
     const config = configFromEnv(env);
     process.stdout.write('# scim-bridge: configuration is valid; effective settings (secrets masked)\n');
+    for (const line of await redisLines(config.redis)) process.stdout.write(`# ${line}\n`);
     process.stdout.write(stringify(maskConfig(config)));
     return 0;
   } catch (error) {

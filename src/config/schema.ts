@@ -113,6 +113,10 @@ export const configSchema = z
       keyPrefix: z.string().regex(/^[\w\-:{}.]+$/, 'not a key prefix'),
       sentinel: z.object({ name: z.string(), nodes: z.array(hostPort) }),
       cluster: z.object({ nodes: z.array(hostPort) }),
+      // Replicas that must hold an input's write before it is acknowledged (Redis WAIT), and how
+      // long WAIT may block: under the HTTP side's 2-second command timeout.
+      minReplicas: int(0, 16),
+      replicaTimeoutMs: int(10, 1500),
     }),
     target: z.object({
       url: optionalUrl(['http', 'https']),

@@ -49,6 +49,8 @@ export const SETTINGS: readonly Setting[] = [
   ),
   s('REDIS_URL', 'redis.url', 'string', 'a redis:// or rediss:// URL, e.g. redis://redis:6379/0', true),
   s('KEY_PREFIX', 'redis.keyPrefix', 'string', 'letters, digits and -_:{}. e.g. {scim-bridge}'),
+  s('REDIS_MIN_REPLICAS', 'redis.minReplicas', 'integer', 'a number of replicas from 0 to 16 (0: none)'),
+  s('REDIS_REPLICA_TIMEOUT_MS', 'redis.replicaTimeoutMs', 'integer', 'milliseconds, from 10 to 1500'),
   s('TARGET_URL', 'target.url', 'string', "the platform's tenant base URL, e.g. https://acme.example.com"),
   s('TARGET_TOKEN', 'target.token', 'string', "the platform's SCIM bearer token", true),
   s('TARGET_CONCURRENCY', 'target.concurrency', 'integer', 'an integer from 1 to 256'),

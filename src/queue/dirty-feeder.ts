@@ -36,14 +36,23 @@ export function startDirtyFeeder(
     const keys = marks.map(parseKey).filter((k): k is IdentityKey => k !== undefined);
     if (keys.length > 0) await enqueue(keys);
   };
-  const feed = newMarkFeed(state, enqueueMarks, settings);
+  const { feed, rewind } = newMarkFeed(state, enqueueMarks, settings);
+  // After a lost connection (a failover above all), runs that cleared marks and jobs enqueued for
+  // them may be gone with the old primary while the marks themselves survived: feed again every
+  // mark of the last sweepGraceMs now, rather than leave them to the sweep (deduplication by
+  // identity keeps the jobs already queued single).
+  const unsubscribe = state.clock.onReconnect(rewind);
   const sweep = async (): Promise<number> => {
     const stale = await state.staleDirtyKeys(state.clock.now() - settings.sweepGraceMs, settings.batch);
     await enqueueMarks(stale);
     return stale.length;
   };
   const timers = [repeat(feed, settings.feedMs, logger), repeat(sweep, settings.sweepMs, logger)];
-  return { stop: () => timers.forEach((t) => clearInterval(t)), feed, sweep };
+  const stop = () => {
+    unsubscribe();
+    timers.forEach((t) => clearInterval(t));
+  };
+  return { stop, feed, sweep };
 }
 
 /**
@@ -55,15 +64,22 @@ function newMarkFeed(
   state: ReconcileStateStore,
   enqueueMarks: (marks: readonly string[]) => Promise<void>,
   settings: FeederSettings,
-): () => Promise<number> {
+): { feed(): Promise<number>; rewind(): void } {
   const overlapMs = 1000;
   let cursor = state.clock.now() - settings.sweepGraceMs;
   let fed = new Map<string, number>();
+  let rewinds = 0;
+  const rewind = () => {
+    rewinds++;
+    cursor = state.clock.now() - settings.sweepGraceMs;
+    fed = new Map();
+  };
   const prune = () => {
     if (fed.size < 10_000) return;
     fed = new Map([...fed].filter(([, score]) => score >= cursor - overlapMs));
   };
-  return async () => {
+  const feed = async () => {
+    const rewound = rewinds;
     const from = cursor - overlapMs;
     let total = 0;
     let newest = cursor;
@@ -78,10 +94,12 @@ function newMarkFeed(
     }
     // A mark's score may run ahead of the clock (it grows by at least 1 ms per change of a busy
     // identity): the cursor never does, or marks written at the real time would fall behind it.
-    cursor = Math.min(newest, state.clock.now());
+    // A rewind while this feed ran holds: the next feed starts from it.
+    if (rewinds === rewound) cursor = Math.min(newest, state.clock.now());
     prune();
     return total;
   };
+  return { feed, rewind };
 }
 
 /** Runs `work` every `every` ms, never two at once, without keeping the process alive. */

@@ -2,6 +2,7 @@ import { Queue, type JobsOptions } from 'bullmq';
 import type { InputFreshnessStore } from '../store/input-freshness.store.js';
 import type { OktaLogStore } from '../store/okta-log.store.js';
 import type { RedisClient } from '../store/redis-connection.js';
+import { replicated } from '../store/replica-ack.js';
 import { ResilientQueue } from './resilient-queue.js';
 import { OKTA_EVENTS_QUEUE, oktaEventJobId, type OktaEventJobData } from './okta-events-job.js';
 
@@ -33,7 +34,10 @@ export class OktaEventProducer {
   private readonly attempts: number;
   private readonly seen: OktaEventProducerSettings['seen'];
 
-  constructor(connection: RedisClient, settings: OktaEventProducerSettings) {
+  constructor(
+    private readonly connection: RedisClient,
+    settings: OktaEventProducerSettings,
+  ) {
     this.seen = settings.seen;
     this.holder = new ResilientQueue(connection, () => {
       const queue = new Queue<OktaEventJobData>(OKTA_EVENTS_QUEUE, {
@@ -77,6 +81,8 @@ export class OktaEventProducer {
       opts: this.jobOptions(event),
     }));
     await this.holder.run((queue) => queue.addBulk(jobs));
+    // The delivery is answered 200 only once the replicas hold it (REDIS_MIN_REPLICAS).
+    await replicated(this.connection);
   }
 
   private jobOptions(event: OktaEventJobData): JobsOptions {

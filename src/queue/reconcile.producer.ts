@@ -1,6 +1,7 @@
 import { Queue, type JobsOptions } from 'bullmq';
 import type { IdentityKey } from '../domain/identity.js';
 import type { RedisClient } from '../store/redis-connection.js';
+import { replicated } from '../store/replica-ack.js';
 import { reconcileDedupId } from './job-ids.js';
 import { QUEUES } from './queue-names.js';
 import type { ReconcileJobData } from './reconcile-job.js';
@@ -20,7 +21,7 @@ export class ReconcileProducer {
   private readonly holder: ResilientQueue<Queue<ReconcileJobData>>;
 
   constructor(
-    connection: RedisClient,
+    private readonly connection: RedisClient,
     private readonly settings: ProducerSettings,
   ) {
     this.holder = new ResilientQueue(connection, () => {
@@ -53,12 +54,15 @@ export class ReconcileProducer {
     if (keys.length === 1 && only) {
       const one = job(only);
       await this.holder.run((queue) => queue.add(one.name, one.data, one.opts));
-      return;
+    } else {
+      for (let i = 0; i < keys.length; i += 1000) {
+        const jobs = keys.slice(i, i + 1000).map(job);
+        await this.holder.run((queue) => queue.addBulk(jobs));
+      }
     }
-    for (let i = 0; i < keys.length; i += 1000) {
-      const jobs = keys.slice(i, i + 1000).map(job);
-      await this.holder.run((queue) => queue.addBulk(jobs));
-    }
+    // An operator's retry, answered once the replicas hold it (REDIS_MIN_REPLICAS; a no-op on the
+    // workers' connections, whose jobs the level-triggered design rebuilds).
+    await replicated(this.connection);
   }
 
   async idle(): Promise<boolean> {

@@ -7,6 +7,7 @@ import { RESOLVE_CONFLICT, resolveConflictKeys } from './lua/conflict-resolve.lu
 import type { RedisClock } from './redis-clock.js';
 import type { RedisClient } from './redis-connection.js';
 import { execPipeline, storeCall } from './redis-errors.js';
+import { replicated } from './replica-ack.js';
 
 /**
  * The conflict inbox (SPEC §6, Ownership): what two inputs claim, as the store's scripts record it
@@ -139,6 +140,7 @@ export class ConflictStore {
       (await storeCall(() => resolveScript.run(this.redis, keys, args))) as string,
     ) as { status?: string; error?: string };
     if (reply.error) throw resolveError(id, reply.error, current);
+    await replicated(this.redis);
     const resolved = await this.get(id);
     if (!resolved) throw new BridgeError('not_found', `No conflict ${JSON.stringify(id)}`);
     return resolved;

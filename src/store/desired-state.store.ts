@@ -30,6 +30,7 @@ import { APPLY_BATCH } from './lua/desired-state.lua.js';
 import type { RedisClock } from './redis-clock.js';
 import type { RedisClient } from './redis-connection.js';
 import { storeCall } from './redis-errors.js';
+import { replicated } from './replica-ack.js';
 
 const applyBatchScript = new LuaScript(APPLY_BATCH);
 
@@ -87,6 +88,8 @@ export class DesiredStateStore {
         scimType: 'modified',
       });
     }
+    // What an input is told was stored, the replicas hold too (REDIS_MIN_REPLICAS).
+    await replicated(this.redis);
     return {
       results: asArray(parsed.results),
       duplicates: asArray(parsed.duplicates),

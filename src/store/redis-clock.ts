@@ -7,8 +7,26 @@ import type { RedisClient } from './redis-connection.js';
 export class RedisClock {
   private offsetMs = 0;
   private timer: NodeJS.Timeout | undefined;
+  private lost = false;
+  private readonly reconnected = new Set<() => void>();
 
-  constructor(private readonly client: RedisClient) {}
+  constructor(private readonly client: RedisClient) {
+    // Back after a loss, the server may be another one (a failover), with another clock — and the
+    // last writes the old primary acknowledged may be gone: whoever relied on them is told.
+    client.on('close', () => (this.lost = true));
+    client.on('ready', () => {
+      if (!this.lost) return;
+      this.lost = false;
+      void this.sync().catch(() => undefined);
+      for (const listener of this.reconnected) listener();
+    });
+  }
+
+  /** Calls `listener` each time the connection is ready again after it was lost. */
+  onReconnect(listener: () => void): () => void {
+    this.reconnected.add(listener);
+    return () => this.reconnected.delete(listener);
+  }
 
   now(): number {
     return Date.now() + this.offsetMs;

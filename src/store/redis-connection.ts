@@ -1,13 +1,15 @@
 import { Cluster, Redis, type RedisOptions } from 'ioredis';
 import type { Config } from '../config/schema.js';
+import { requireReplicas } from './replica-ack.js';
 
 export type RedisClient = Redis | Cluster;
 export type RedisSettings = Config['redis'];
 
 /**
  * `producer`: used by HTTP handlers; fails fast when Redis is down (no offline queue, one retry) so
- * the route answers 503 instead of hanging. `worker`: BullMQ workers and blocking reads; waits for
- * Redis to come back (maxRetriesPerRequest: null, as BullMQ requires).
+ * the route answers 503 instead of hanging, and carries REDIS_MIN_REPLICAS: the writes it
+ * acknowledges to inputs wait for the replicas (replica-ack.ts). `worker`: BullMQ workers and
+ * blocking reads; waits for Redis to come back (maxRetriesPerRequest: null, as BullMQ requires).
  */
 export type RedisRole = 'producer' | 'worker';
 
@@ -65,6 +67,18 @@ function parseNode(node: string): { host: string; port: number } {
 
 /** The one place that opens Redis connections: URL, rediss:// TLS, Sentinel or Cluster. */
 export function createRedis(settings: RedisSettings, role: RedisRole, name = 'scim-bridge'): RedisClient {
+  const client = openRedis(settings, role, name);
+  if (role === 'producer') {
+    requireReplicas(client, {
+      minReplicas: settings.minReplicas,
+      timeoutMs: settings.replicaTimeoutMs,
+      slotKey: settings.keyPrefix,
+    });
+  }
+  return client;
+}
+
+function openRedis(settings: RedisSettings, role: RedisRole, name: string): RedisClient {
   const parts = parseRedisUrl(settings.url);
   const auth: RedisOptions = {
     username: parts.username,

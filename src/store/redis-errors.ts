@@ -1,6 +1,9 @@
 import { BridgeError } from '../domain/errors.js';
 
-const REFUSED = /^(OOM|LOADING|READONLY|MASTERDOWN|CLUSTERDOWN|TRYAGAIN) /;
+const REFUSED = /^(OOM|LOADING|READONLY|MASTERDOWN|CLUSTERDOWN|TRYAGAIN|NOREPLICAS) /;
+
+/** How long an input is asked to wait (Retry-After) while Redis is unreachable or refuses writes. */
+export const STORE_RETRY_AFTER_MS = 5000;
 
 /** Our own refusal to send a command on a fail-fast connection that is not connected. */
 export class RedisUnavailableError extends Error {
@@ -28,7 +31,8 @@ export function isRedisUnavailable(error: unknown): boolean {
   )
     return true;
   // The server answers but cannot take writes for now: full (noeviction), loading its data after a
-  // restart, a replica after a failover, or a cluster re-sharding. Callers retry; edges answer 503.
+  // restart, a replica after a failover, a cluster re-sharding, or a primary with fewer good
+  // replicas than its min-replicas-to-write. Callers retry; edges answer 503.
   if (REFUSED.test(error.message)) return true;
   // A transaction Redis refused: EXECABORT, with the refusals of its commands alongside.
   const previous = (error as { previousErrors?: unknown[] }).previousErrors;
@@ -39,12 +43,20 @@ export function isRedisUnavailable(error: unknown): boolean {
   );
 }
 
+/**
+ * A Redis outage (no primary reachable: down, failing over, refusing writes) as the one error type,
+ * with the wait every edge answers in Retry-After.
+ */
+function storeUnavailable(cause: unknown): BridgeError {
+  return new BridgeError('store_unavailable', undefined, { cause, retryAfterMs: STORE_RETRY_AFTER_MS });
+}
+
 /** Runs a store operation and turns a Redis outage into `store_unavailable`. */
 export async function storeCall<T>(operation: () => Promise<T>): Promise<T> {
   try {
     return await operation();
   } catch (error) {
-    if (isRedisUnavailable(error)) throw new BridgeError('store_unavailable', undefined, { cause: error });
+    if (isRedisUnavailable(error)) throw storeUnavailable(error);
     throw error;
   }
 }
@@ -57,7 +69,7 @@ export async function storeCall<T>(operation: () => Promise<T>): Promise<T> {
  */
 export function asBridgeError(error: unknown, options: { retryable?: boolean } = {}): BridgeError {
   if (error instanceof BridgeError) return error;
-  if (isRedisUnavailable(error)) return new BridgeError('store_unavailable', undefined, { cause: error });
+  if (isRedisUnavailable(error)) return storeUnavailable(error);
   const message = error instanceof Error ? error.message : 'unexpected error';
   return new BridgeError('internal', message, {
     cause: error,

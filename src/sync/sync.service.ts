@@ -1,18 +1,22 @@
 import { randomBytes } from 'node:crypto';
 import { Queue } from 'bullmq';
-import { directoryOwner, type Owner } from '../domain/desired-change.js';
+import { directoryOwner } from '../domain/desired-change.js';
 import { BridgeError } from '../domain/errors.js';
 import { recordedError } from '../domain/sync-error.js';
 import { invalidSnapshot } from '../domain/snapshot.js';
 import type { SnapshotSink } from '../domain/snapshot-sink.js';
 import type { RedisClient } from '../store/redis-connection.js';
+import { replicated } from '../store/replica-ack.js';
 import type { SyncStore } from '../store/sync.store.js';
+import { inputToRead, refuseOtherInput, type SyncInputs } from './sync-inputs.js';
 import { SourceStager } from './source-stager.js';
 import type { SyncRecord, SyncRecordStore } from '../store/sync-record.store.js';
 import { approveJobId, newSyncId } from '../queue/job-ids.js';
 import { QUEUES } from '../queue/queue-names.js';
 import { ResilientQueue } from '../queue/resilient-queue.js';
 import type { SyncJobData, SyncJobName } from './sync-job.js';
+
+export type { SyncInputs } from './sync-inputs.js';
 
 export interface StartRequest {
   /** The input to read in full, by its owner name; the configured directory when absent. */
@@ -27,12 +31,6 @@ export interface StartRequest {
    * (SPEC §6); with `dryRun`, only reports what it would link.
    */
   linkOnly?: boolean;
-}
-
-/** The inputs a sync can read in full (their owners), and the configured directory's owner. */
-export interface SyncInputs {
-  readable: readonly string[];
-  directory: Owner;
 }
 
 export type StartOptions = Pick<StartRequest, 'input' | 'dryRun' | 'allowEmpty' | 'linkOnly'>;
@@ -58,7 +56,7 @@ export class SyncService {
   readonly records: SyncRecordStore;
 
   constructor(
-    connection: RedisClient,
+    private readonly connection: RedisClient,
     queuePrefix: string,
     private readonly store: SyncStore,
     private readonly inputs: SyncInputs = { readable: [], directory: directoryOwner('directory') },
@@ -84,7 +82,7 @@ export class SyncService {
    * is one — except for a link-only request, refused with 409 naming it (it is not what was asked).
    */
   async start(request: StartRequest): Promise<{ jobId: string; started: boolean }> {
-    const owner = this.inputToRead(request.input);
+    const owner = inputToRead(this.inputs, request.input);
     const syncId = newSyncId(this.records.clock.now(), randomBytes(4).toString('hex'));
     const claim = await this.records.start(syncId, {
       ...(owner === undefined ? {} : { owner }),
@@ -96,6 +94,7 @@ export class SyncService {
     if (!claim.started && request.linkOnly) throw busy(claim.syncId);
     if (!claim.started) return { jobId: claim.syncId, started: false };
     await this.enqueueRun(syncId);
+    await replicated(this.connection);
     return { jobId: syncId, started: true };
   }
 
@@ -132,6 +131,7 @@ export class SyncService {
       throw error;
     }
     await this.enqueueRun(syncId);
+    await replicated(this.connection);
     return { jobId: syncId };
   }
 
@@ -180,6 +180,7 @@ export class SyncService {
       await this.records.update(syncId, { state: 'awaiting-approval' }).catch(() => undefined);
       throw error;
     }
+    await replicated(this.connection);
     return { ...record, state: 'running' };
   }
 
@@ -198,12 +199,14 @@ export class SyncService {
     const jobState = job ? await job.getState() : 'unknown';
     if (jobState === 'active' || (record.state === 'running' && jobState === 'waiting')) {
       await this.records.requestCancel(syncId);
+      await replicated(this.connection);
       return { ...record, cancelRequested: true };
     }
     if (job) await job.remove().catch(() => undefined);
     await this.skipHeldDelta(syncId, record);
     const error = recordedError(new BridgeError('cancelled'));
     await this.records.finish(syncId, 'failed', { error });
+    await replicated(this.connection);
     return { ...record, state: 'failed', error };
   }
 
@@ -230,24 +233,6 @@ export class SyncService {
     // Only if still running: a run that lost its job but not its process may have ended it since.
     const ended = await this.records.finishIf(syncId, ['queued', 'running'], 'failed', { error });
     return ended ? syncId : undefined;
-  }
-
-  /**
-   * The input a sync reads: the one named (400 unless it can be read in full, naming those that
-   * can), else the directory when it can be read; none: the desired state is reconciled as it is.
-   */
-  private inputToRead(input: string | undefined): string | undefined {
-    const { readable, directory } = this.inputs;
-    if (input === undefined) return readable.includes(directory) ? directory : undefined;
-    if (readable.includes(input)) return input;
-    const can = readable.length === 0 ? 'none is configured' : `those that can: ${readable.join(', ')}`;
-    throw new BridgeError(
-      'invalid_input',
-      `The input ${JSON.stringify(input)} cannot be read in full (${can})`,
-      {
-        problems: [`input: not an input that can be read in full (${can})`],
-      },
-    );
   }
 
   /**
@@ -278,14 +263,6 @@ export class SyncService {
   async close(): Promise<void> {
     await this.holder.close();
   }
-}
-
-/** A pushed snapshot replaces the directory's identities: another input named with it is refused. */
-function refuseOtherInput(input: string | undefined, directory: string): void {
-  if (input === undefined || input === directory) return;
-  throw new BridgeError('invalid_input', `A snapshot replaces the directory's identities (${directory})`, {
-    problems: [`input: a snapshot is the directory's (${directory}); leave input out or name it`],
-  });
 }
 
 function busy(syncId: string): BridgeError {

@@ -8,6 +8,7 @@ import { ConflictStore } from '../store/conflicts.store.js';
 import { FailureQueries } from '../store/failures.queries.js';
 import { IdentityNameQueries } from '../store/identity-names.queries.js';
 import { IdentityTraceQueries } from '../store/identity-trace.queries.js';
+import { describeRedis } from '../store/redis-topology.js';
 import { StatusQueries } from '../store/status.queries.js';
 import { SyncHistoryQueries } from '../store/sync-history.queries.js';
 import type { Config } from '../config/schema.js';
@@ -40,6 +41,7 @@ export function adminDeps(
     enqueue: (keys) => store.producer.enqueue(keys),
     queues: () => store.queues(),
     token,
+    redis: () => describeRedis(redis, config.redis),
     inputs: () => inputStatuses(inputs, store.sync.freshness, pulls, store.clock.now()),
     ...(platform ? { platform: (kind, targetId) => platform.read(kind, targetId) } : {}),
   };

@@ -18,6 +18,7 @@ import {
   type RedisRole,
 } from '../store/redis-connection.js';
 import { ReconcileStateStore } from '../store/reconcile-state.store.js';
+import { logPrimarySwitches } from '../store/redis-topology.js';
 import { SyncRecordStore } from '../store/sync-record.store.js';
 import { OktaLogStore } from '../store/okta-log.store.js';
 import { PlatformHealthStore } from '../store/platform-health.store.js';
@@ -60,6 +61,8 @@ export async function createStoreSide(
 ): Promise<StoreSide> {
   const redis = createRedis(config.redis, role, `scim-bridge-${role}`);
   redis.on('error', (error: Error) => logger.debug({ err: error.message, role }, 'redis connection error'));
+  // Every process has one producer side: a Sentinel failover is logged once per process.
+  if (role === 'producer') logPrimarySwitches(redis, config.redis, logger);
   // A producer connection refuses commands until connected: give it a moment before serving, but
   // start anyway when Redis is down (/readyz then says so).
   await untilReady(redis, 5000).catch(() => logger.warn({ role }, 'Redis is not reachable yet'));

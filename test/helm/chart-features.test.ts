@@ -153,7 +153,7 @@ describe('helm chart roles and scaling', () => {
       named(manifests, 'ConfigMap', 'acme-scim-bridge-config').data['config.yaml'] ?? '',
     );
     expect(config).toMatchObject({
-      redis: { sentinel: { name: 'mymaster' } },
+      redis: { sentinel: { name: 'mymaster' }, minReplicas: 1, replicaTimeoutMs: 500 },
       directory: { source: 'ldap' },
     });
   });

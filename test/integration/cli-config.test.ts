@@ -55,6 +55,11 @@ describe('scim-bridge check-config', () => {
     // The guards' limits read as they are configured, not as the parsed objects.
     expect(stdout).toMatch(/^ {2}deprovisionLimit: 500,20%$/m);
     expect(stdout).toMatch(/^ {2}sourceShrinkLimit: 30%$/m);
+    // Above the settings: Redis as it is now (reachable or not), and how durable an answer is.
+    expect(stdout).toMatch(/^# redis: single server 127\.0\.0\.1:6379[ ;]/m);
+    expect(stdout).toContain(
+      '# redis: inputs are answered once the primary holds their write (REDIS_MIN_REPLICAS=0): a failover can lose the last ones\n',
+    );
   });
 
   it('stops on LDAP settings only building the source can check: one line each, exit 1, no stack', () => {

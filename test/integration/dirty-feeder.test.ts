@@ -84,4 +84,29 @@ describe('dirty feeder', () => {
       feeder.stop();
     }
   });
+
+  it('feeds the marks of the last minute again once the connection is back (a failover may have lost their runs)', async () => {
+    const enqueued: string[] = [];
+    const enqueue = async (batch: readonly IdentityKey[]) =>
+      void enqueued.push(...batch.map((k) => `${k.kind}:${k.id}`));
+    const settings = { feedMs: 60_000, sweepGraceMs: 60_000, sweepMs: 60_000, batch: 100 };
+    await redis.zadd(keys.dirty(), state.clock.now() - 5_000, 'user:survivor');
+    const feeder = startDirtyFeeder(state, enqueue, silentLogger(), settings);
+    try {
+      await feeder.feed();
+      expect(enqueued).toContain('user:survivor');
+      enqueued.length = 0;
+      await feeder.feed();
+      expect(enqueued).toEqual([]);
+      // The job fed for it and the run that would clear the mark were on a primary that is gone;
+      // the mark, older than the cursor, survived on the one the connection reaches now.
+      const back = new Promise((resolve) => redis.once('ready', resolve));
+      redis.disconnect(true);
+      await back;
+      await feeder.feed();
+      expect(enqueued).toContain('user:survivor');
+    } finally {
+      feeder.stop();
+    }
+  });
 });

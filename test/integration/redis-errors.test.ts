@@ -34,4 +34,17 @@ describe('a Redis that cannot take writes', () => {
     await client.config('SET', 'maxmemory', '0');
     await expect(storeCall(() => client.set('full', 'value'))).resolves.toBe('OK');
   });
+
+  it('is store_unavailable with Retry-After while the primary lacks the replicas it requires', async () => {
+    // min-replicas-to-write: the primary itself refuses writes (NOREPLICAS) without a good replica.
+    await client.config('SET', 'min-replicas-to-write', '1');
+    try {
+      await expect(storeCall(() => client.set('guarded', 'value'))).rejects.toMatchObject({
+        code: 'store_unavailable',
+        retryAfterMs: 5000,
+      });
+    } finally {
+      await client.config('SET', 'min-replicas-to-write', '0');
+    }
+  });
 });

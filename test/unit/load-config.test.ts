@@ -53,6 +53,26 @@ describe('loadConfig', () => {
     expect(problems).toHaveLength(3);
   });
 
+  it('reads the replica acknowledgement from the environment or the file, within its bounds', () => {
+    const defaults = loadConfig(base, { readFile: (path) => filesOrDisk(path, {}) });
+    expect(defaults.redis).toMatchObject({ minReplicas: 0, replicaTimeoutMs: 500 });
+    const fromEnv = loadConfig(
+      { ...base, REDIS_MIN_REPLICAS: '1', REDIS_REPLICA_TIMEOUT_MS: '250' },
+      { readFile: (path) => filesOrDisk(path, {}) },
+    );
+    expect(fromEnv.redis).toMatchObject({ minReplicas: 1, replicaTimeoutMs: 250 });
+    const file = { '/etc/bridge.yaml': 'redis:\n  minReplicas: 2\n' };
+    const fromFile = loadConfig(
+      { ...base, CONFIG_FILE: '/etc/bridge.yaml' },
+      { readFile: (path) => filesOrDisk(path, file) },
+    );
+    expect(fromFile.redis.minReplicas).toBe(2);
+    expect(problemsOf({ ...base, REDIS_MIN_REPLICAS: '-1', REDIS_REPLICA_TIMEOUT_MS: '2000' })).toEqual([
+      'REDIS_MIN_REPLICAS: -1 is below 0 — expected a number of replicas from 0 to 16 (0: none)',
+      'REDIS_REPLICA_TIMEOUT_MS: 2000 is above 1500 — expected milliseconds, from 10 to 1500',
+    ]);
+  });
+
   it('never shows a secret value in a problem', () => {
     const problems = problemsOf({ ...base, ADMIN_TOKEN: 'short-secret' });
     expect(problems).toEqual([

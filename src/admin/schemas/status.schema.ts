@@ -61,6 +61,22 @@ export const InputStatus = answer(
 );
 export type InputStatus = z.infer<typeof InputStatus>;
 
+export const RedisStatus = z
+  .strictObject({
+    topology: z.enum(['single', 'sentinel', 'cluster']),
+    primary: text()
+      .nullable()
+      .meta({ description: "host:port written to now (on a Cluster: the master of the bridge's slot)." }),
+    sentinel: z.strictObject({ name: text(), nodes: count() }).optional(),
+    cluster: z.strictObject({ nodes: count(), masters: count() }).optional(),
+    replicas: count().nullable().meta({ description: 'Replicas connected to that primary now.' }),
+    minReplicas: count().meta({
+      description: 'Replicas that must hold a write before an input is answered.',
+    }),
+    replicaTimeoutMs: count(),
+  })
+  .meta({ description: 'The Redis topology and how durable an acknowledged write is (REDIS_MIN_REPLICAS).' });
+
 export const Status = answer(
   'Status',
   z.strictObject({
@@ -80,6 +96,7 @@ export const Status = answer(
     owners: z.record(text(), counts(['users', 'groups'])).meta({
       description: 'Desired identities per owning input (scim, events, okta, directory:<name>).',
     }),
+    redis: RedisStatus,
     inputs: z.array(InputStatus).meta({ description: 'Each input: what it can do, and how fresh it is.' }),
     activeSync: SyncView.nullable(),
     lastSync: SyncView.nullable(),
