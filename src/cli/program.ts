@@ -29,6 +29,7 @@ export function buildProgram(): Command {
   program
     .command('sync')
     .description('start a full reconciliation on a running bridge (admin API; token from ADMIN_TOKEN)')
+    .option('--input <name>', 'the input to read in full (okta, directory:<name>); default the directory')
     .option('--dry-run', 'compute and print the plan; write nothing')
     .option('--snapshot <file>', 'a directory snapshot (JSON) to reconcile against')
     .option('--wait', 'show progress until it ends, then the summary')

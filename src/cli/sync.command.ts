@@ -1,8 +1,10 @@
 import { adminClientFromEnv } from './admin-client.js';
+import { CliError } from './cli-error.js';
 import { snapshotUpload } from './snapshot-upload.js';
 import { exitCodeFor, formatSyncResult, watchSync, type SyncView } from './sync-summary-lines.js';
 
 export interface SyncCommandOptions {
+  input?: string;
   dryRun?: boolean;
   snapshot?: string;
   wait?: boolean;
@@ -16,6 +18,12 @@ export interface SyncCommandOptions {
  * `--snapshot` file (JSON or NDJSON) is streamed to it as NDJSON, never read whole.
  */
 export async function syncCommand(options: SyncCommandOptions): Promise<number> {
+  if (options.input !== undefined && options.snapshot !== undefined)
+    throw new CliError(
+      'invalid_argument',
+      "--input with --snapshot: a snapshot replaces the directory's identities",
+      'leave out --input to push a snapshot',
+    );
   const client = adminClientFromEnv(options.url);
   const flags = {
     dryRun: options.dryRun ?? false,
@@ -25,6 +33,7 @@ export async function syncCommand(options: SyncCommandOptions): Promise<number> 
   const started = options.snapshot
     ? await pushSnapshot(client, options.snapshot, flags)
     : await client.call<{ jobId: string; started: boolean }>('POST', '/admin/sync', {
+        ...(options.input === undefined ? {} : { input: options.input }),
         dryRun: flags.dryRun,
         ...(flags.allowEmpty ? { allowEmpty: true } : {}),
         ...(flags.linkOnly ? { linkOnly: true } : {}),

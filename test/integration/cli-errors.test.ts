@@ -124,6 +124,12 @@ const cases: Case[] = [
   },
   ...adminCases('sync'),
   {
+    name: 'sync of an input that cannot be read in full',
+    args: () => ['sync', '--input', 'nonexistent', '--url', bridge],
+    env: () => token,
+    says: () => [/input: not an input that can be read in full/],
+  },
+  {
     name: 'sync with a missing snapshot file',
     args: () => ['sync', '--snapshot', MISSING, '--url', bridge],
     env: () => token,
