@@ -3,7 +3,10 @@ import type { Logger } from '../ops/logger.js';
 import type { ReconcileStateStore } from '../store/reconcile-state.store.js';
 
 export interface FeederSettings {
-  /** How often new dirty marks are turned into jobs. */
+  /**
+   * How often new dirty marks are turned into jobs when no wake-up comes (the inputs' batches wake
+   * the feeder at once; other marks — a conflict resolved, a run that saw a change — wait this long).
+   */
   feedMs: number;
   /** Marks older than this without a finished run are enqueued again (a job may have been lost). */
   sweepGraceMs: number;
@@ -13,24 +16,33 @@ export interface FeederSettings {
 }
 
 export const FEEDER_DEFAULTS: FeederSettings = {
-  feedMs: 50,
+  feedMs: 250,
   sweepGraceMs: 60_000,
   sweepMs: 30_000,
   batch: 250,
 };
 
+/** The wake-up the inputs' batches give the feeder (store/dirty-wake.store.ts). */
+export interface Wake {
+  /** True when woken within `timeoutMs`. */
+  wait(timeoutMs: number): Promise<boolean>;
+  close(): void;
+}
+
 /**
  * The outbox: every change to the desired state marks its identity dirty (score: the time of the
  * change) in the same atomic script, and a finished run clears the mark. The feeder turns new
- * marks into reconcile jobs within a few tens of milliseconds — so an input only writes to Redis
- * and never waits on the queue — and the sweep enqueues marks left old (a job lost to a crash).
- * Several worker processes may feed the same marks: deduplication by identity makes that harmless.
+ * marks into reconcile jobs as soon as the batch that wrote them wakes it (a blocking read of a
+ * token the same script pushes), or every `feedMs` — so an input only writes to Redis and never
+ * waits on the queue — and the sweep enqueues marks left old (a job lost to a crash). Several
+ * worker processes may feed the same marks: deduplication by identity makes that harmless.
  */
 export function startDirtyFeeder(
   state: ReconcileStateStore,
   enqueue: (keys: readonly IdentityKey[]) => Promise<void>,
   logger: Logger,
   settings: FeederSettings = FEEDER_DEFAULTS,
+  wake?: Wake,
 ): { stop(): void; feed(): Promise<number>; sweep(): Promise<number> } {
   const enqueueMarks = async (marks: readonly string[]) => {
     const keys = marks.map(parseKey).filter((k): k is IdentityKey => k !== undefined);
@@ -47,9 +59,14 @@ export function startDirtyFeeder(
     await enqueueMarks(stale);
     return stale.length;
   };
-  const timers = [repeat(feed, settings.feedMs, logger), repeat(sweep, settings.sweepMs, logger)];
+  const feeding = wake ? wakeLoop(feed, wake, settings.feedMs, logger) : undefined;
+  const timers = [
+    ...(feeding ? [] : [repeat(feed, settings.feedMs, logger)]),
+    repeat(sweep, settings.sweepMs, logger),
+  ];
   const stop = () => {
     unsubscribe();
+    feeding?.stop();
     timers.forEach((t) => clearInterval(t));
   };
   return { stop, feed, sweep };
@@ -100,6 +117,34 @@ function newMarkFeed(
     return total;
   };
   return { feed, rewind };
+}
+
+/**
+ * Feeds whenever a batch wakes it, and at least every `every` ms; one feed at a time. A wait that
+ * fails at once (Redis unreachable) is followed by a pause, never a busy loop.
+ */
+function wakeLoop(feed: () => Promise<number>, wake: Wake, every: number, logger: Logger): { stop(): void } {
+  let stopped = false;
+  const loop = async () => {
+    while (!stopped) {
+      const started = Date.now();
+      const woken = await wake.wait(every);
+      if (stopped) return;
+      if (!woken && Date.now() - started < every / 2) await pause(every);
+      await feed().catch((error: unknown) => logger.debug({ err: String(error) }, 'dirty feed failed'));
+    }
+  };
+  void loop();
+  return {
+    stop: () => {
+      stopped = true;
+      wake.close();
+    },
+  };
+}
+
+function pause(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms).unref());
 }
 
 /** Runs `work` every `every` ms, never two at once, without keeping the process alive. */

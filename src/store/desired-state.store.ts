@@ -63,6 +63,7 @@ export class DesiredStateStore {
       owner,
       ops,
       ...(events ? { events: { ids: events.ids, ttl: events.ttlSeconds } } : {}),
+      ...(options.forSync === true ? {} : { wake: true }),
     };
     const { keys, families } = applyBatchKeys(this.keys, {
       forSync: options.forSync === true,

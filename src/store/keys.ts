@@ -43,6 +43,8 @@ export { SCRATCH_TABLES, syncWorkParts, type ScratchTable, type SyncWorkPart } f
  *   P:dirty             zset   "user:<id>" / "group:<id>" → time of the newest unreconciled change (ms,
  *                              raised by at least 1 ms per change, so it only grows); the workers'
  *                              feeder turns new marks into reconcile jobs
+ *   P:dirty:wake        list   at most one token: a batch just wrote marks to P:dirty; the feeders
+ *                              block on it (BLPOP) and feed at once; a hint only, the marks are the truth
  *   P:dirty:sync        zset   the same, for changes a running full sync enqueues itself (in order:
  *                              users, then groups); only the sweep looks at these, if the sync dies
  *   P:failures          zset   "user:<id>" / "group:<id>" → time of the permanent failure (ms)
@@ -164,6 +166,7 @@ export interface Keys extends OwnershipKeys {
   targetIdIndex(kind: IdentityKind): string;
   dirty(): string;
   dirtyForSync(): string;
+  dirtyWake(): string;
   failures(): string;
   platformGate(): string;
   platformHealth(): string;
@@ -217,6 +220,7 @@ export function createKeys(prefix: string): Keys {
     targetIdIndex: (kind) => `${p}:${letter(kind)}:tid`,
     dirty: () => `${p}:dirty`,
     dirtyForSync: () => `${p}:dirty:sync`,
+    dirtyWake: () => `${p}:dirty:wake`,
     failures: () => `${p}:failures`,
     platformGate: () => `${p}:target:gate`,
     platformHealth: () => `${p}:target:health`,

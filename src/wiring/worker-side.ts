@@ -19,6 +19,7 @@ import { ScimHttp } from '../platform/scim-http.js';
 import { oktaApiFromConfig, oktaLogPoll } from '../sources/okta/okta.input.js';
 import { OktaLogStore } from '../store/okta-log.store.js';
 import { PlatformClient } from '../platform/platform.client.js';
+import { DirtyWake } from '../store/dirty-wake.store.js';
 import { inputPulls } from './input-pulls.js';
 import { createStoreSide, type StoreSide } from './store-side.js';
 
@@ -86,7 +87,14 @@ export async function startWorkerSide(
     },
     { queuePrefix: store.keys.queuePrefix() },
   );
-  const feeder = startDirtyFeeder(store.state, (keys) => store.producer.enqueue(keys), logger);
+  const wake = new DirtyWake(store.redis, store.keys);
+  const feeder = startDirtyFeeder(
+    store.state,
+    (keys) => store.producer.enqueue(keys),
+    logger,
+    undefined,
+    wake,
+  );
   const reads = await startReads(context, options.inputs);
   return {
     store,

@@ -69,6 +69,7 @@ function alternateKeys(tag: string): Keys {
     ownersMigration: () => `${tag}/migrated-owners`,
     dirty: () => `${tag}/outbox`,
     dirtyForSync: () => `${tag}/outbox-of-sync`,
+    dirtyWake: () => `${tag}/outbox-wake`,
     failures: () => `${tag}/failed`,
     platformGate: () => `${tag}/gate`,
     platformHealth: () => `${tag}/health`,

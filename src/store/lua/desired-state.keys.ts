@@ -34,6 +34,8 @@ export function applyBatchKeys(
       ...perKind('group'),
       ...batch.targets.flatMap(perOp),
       ...batch.eventKeys,
+      // Last: the feeder's wake-up (batches that mark P:dirty; a sync enqueues its own jobs).
+      ...(batch.forSync ? [] : [keys.dirtyWake()]),
     ],
     families: [
       ...familyArgs(keys.membersFamily()),

@@ -79,7 +79,8 @@ for _, op in ipairs(ops) do
 end
 local eventKeys = at
 local eventCount = batch.events and #batch.events.ids or 0
-if #KEYS ~= eventKeys + eventCount - 1 then return redis.error_reply('KEYS do not match the batch') end
+local wakeKeys = batch.wake and 1 or 0
+if #KEYS ~= eventKeys + eventCount - 1 + wakeKeys then return redis.error_reply('KEYS do not match the batch') end
 
 ${INDEX_HELPERS}
 ${CONFLICT_HELPERS}
@@ -270,6 +271,11 @@ for i, op in ipairs(ops) do
 end
 for i = 1, eventCount do
   if not seen[i - 1] then redis.call('SET', KEYS[eventKeys + i - 1], now, 'EX', batch.events.ttl) end
+end
+-- The workers' feeder blocks on the wake list (the last key): one token says "new marks", at once.
+if batch.wake and #touched > 0 then
+  redis.call('LPUSH', KEYS[#KEYS], '1')
+  redis.call('LTRIM', KEYS[#KEYS], 0, 0)
 end
 return cjson.encode({results = results, duplicates = duplicates, touched = touched})
 `;
