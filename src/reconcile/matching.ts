@@ -85,12 +85,13 @@ export async function matchOnPlatform<K extends IdentityKind>(
   lookups: readonly Lookup[],
   run: ReconcileRun,
 ): Promise<Observed<K> | undefined> {
+  // The look-ups run at once (one round trip, not one each); their answers are taken in order.
+  const answers = await Promise.all(lookups.map((lookup) => findMatch(deps, kind, lookup, run)));
   const found: { resource: Observed<K>; by: string }[] = [];
-  for (const lookup of lookups) {
-    const resource = await findMatch(deps, kind, lookup, run);
+  answers.forEach((resource, i) => {
     if (resource && !found.some((f) => f.resource.id === resource.id))
-      found.push({ resource, by: lookup.attribute });
-  }
+      found.push({ resource, by: lookups[i]?.attribute ?? '' });
+  });
   const [first] = found;
   if (!first) return undefined;
   if (found.length > 1) {
