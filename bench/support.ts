@@ -23,7 +23,11 @@ export async function startBridgeProcess(env: Record<string, string>, role = 'al
   const port = await freePort();
   // BENCH_NODE_ARGS, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof", profiles the bridge.
   const nodeArgs = (process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean);
-  const child = spawn(process.execPath, [...nodeArgs, 'bin/scim-bridge.js', role], {
+  // BENCH_BRIDGE_CPU, e.g. "0", pins the bridge's processes to that core (taskset): what one core does.
+  const cpu = process.env.BENCH_BRIDGE_CPU;
+  const command = [process.execPath, ...nodeArgs, 'bin/scim-bridge.js', role];
+  const [file, ...args] = cpu ? ['taskset', '-c', cpu, ...command] : command;
+  const child = spawn(file ?? process.execPath, args, {
     cwd: ROOT,
     env: {
       ...process.env,
