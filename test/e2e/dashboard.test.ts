@@ -61,6 +61,12 @@ describe('web dashboard in Chromium', () => {
     expect(storage).toEqual({ session: ADMIN_TOKEN, local: 0, cookie: '' });
     await page.getByText('users desired / managed').waitFor();
     await page.getByRole('table', { name: 'Jobs by state' }).waitFor();
+    // Each input with what it can do and how fresh it is: the events input pushes, the directory is off.
+    const inputs = page.getByRole('table', { name: 'Inputs and their freshness' });
+    await inputs.waitFor();
+    const rows = await inputs.getByRole('row').allInnerTexts();
+    expect(rows.find((row) => row.startsWith('events'))).toMatch(/push \/webhooks\/events/);
+    expect(rows.find((row) => row.startsWith('directory:directory'))).toMatch(/disabled/);
     await page.screenshot({ path: join(SCREENSHOTS, 'overview.png'), fullPage: true });
   });
 
