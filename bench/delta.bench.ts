@@ -32,7 +32,11 @@ export default async function deltaBench(): Promise<void> {
   const work = mkdtempSync(join(tmpdir(), 'bench-delta-'));
   const started = Date.now();
   await writeLdif(join(work, 'people.ldif'), users);
-  const slapd = await startSlapd({ suffix: SUFFIX, ldif: [join(work, 'people.ldif')] });
+  const slapd = await startSlapd({
+    suffix: SUFFIX,
+    ldif: [join(work, 'people.ldif')],
+    maxSizeBytes: 2 * 1024 ** 3,
+  });
   const redis = await startEmbeddedRedis();
   const target = await startReferenceTarget({ token: TOKEN, pageCap: 100, maxRecordedRequests: 0 });
   seed(target, users);

@@ -37,6 +37,8 @@ export interface SlapdOptions {
   schemas?: readonly string[];
   /** slapd.conf lines for the database: limits, for instance. */
   databaseConfig?: readonly string[];
+  /** The directory database's largest size in bytes (mdb maxsize); 32 MiB by default. */
+  maxSizeBytes?: number;
 }
 
 export interface Slapd {
@@ -140,7 +142,7 @@ function slapdConf(options: SlapdOptions, dir: string, tls: TlsFiles, rootDn: st
     `rootdn "${rootDn}"`,
     `rootpw ${rootPassword}`,
     `directory ${join(dir, 'db')}`,
-    'maxsize 33554432',
+    `maxsize ${options.maxSizeBytes ?? 33554432}`,
     'index entryUUID eq',
     'overlay syncprov',
     'overlay accesslog',

@@ -2,7 +2,7 @@ import { BridgeError } from '../../../domain/errors.js';
 import type { DeltaChanges, DeltaRead, Watermark } from '../../../domain/input.js';
 import type { ReadOptions } from '../../../domain/snapshot-sink.js';
 import type { Logger } from '../../../ops/logger.js';
-import { accessLogCsn, readAccessLog, type LogPosition } from './accesslog-entries.js';
+import { accessLogCsn, generalizedTimeMs, readAccessLog, type LogPosition } from './accesslog-entries.js';
 import { namingContextOf, type NamingContext } from './ldap-context.js';
 import { deltaChanges } from './ldap-delta-changes.js';
 import { withLdapReader, type LdapDeltaSettings } from './ldap-delta-session.js';
@@ -10,6 +10,8 @@ import type { LdapReader } from './ldap-reader.js';
 import type { LdapScope } from './ldap-scope.js';
 
 const KIND = 'openldap-accesslog';
+/** How much newer than its log's last write a directory may be (one write's two CSNs differ a little). */
+const LOG_SKEW_MS = 1000;
 
 /** What the watermark's value holds: the log position and the directory's contextCSN then. */
 interface AccesslogMark extends LogPosition {
@@ -85,9 +87,10 @@ export class AccesslogDelta implements DeltaRead {
       throw untrusted(
         `its contextCSN went back from ${mark.csn} to ${context.csn} (restored from a backup?)`,
       );
-    // Every write to the directory is logged after it is made: a directory newer than its log
-    // changed outside it (restored from a backup, or loaded offline with slapadd).
-    if (context.csn !== '' && logCsn !== '' && csnTime(context.csn) > csnTime(logCsn))
+    // Every write to the directory is logged as it is made (the two CSNs of one write may differ by
+    // a few milliseconds): a directory clearly newer than its log changed outside it (restored from
+    // a backup, or loaded offline with slapadd).
+    if (context.csn !== '' && logCsn !== '' && csnMs(context.csn) - csnMs(logCsn) > LOG_SKEW_MS)
       throw untrusted(`the directory (${context.csn}) changed after its access log's last write (${logCsn})`);
     return mark;
   }
@@ -99,6 +102,8 @@ export class AccesslogDelta implements DeltaRead {
 }
 
 /** A CSN's time part (RFC 4533's CSN as OpenLDAP writes it: time#count#sid#mod). */
-function csnTime(csn: string): string {
-  return csn.split('#')[0] ?? '';
+function csnMs(csn: string): number {
+  const time = csn.split('#')[0] ?? '';
+  const fraction = /\.(\d+)Z$/.exec(time)?.[1] ?? '0';
+  return (generalizedTimeMs(time) ?? 0) + Number(`0.${fraction}`) * 1000;
 }
