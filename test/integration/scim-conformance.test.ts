@@ -62,6 +62,43 @@ describe('SCIM conformance', () => {
     ]);
   });
 
+  it('keeps emails[].primary as sent, false included: POST, PUT and PATCH answers agree with later GETs', async () => {
+    const emails = [
+      { value: 'primary-a@example.com', type: 'work', primary: true },
+      { value: 'primary-b@example.com', type: 'home', primary: false },
+      { value: 'primary-c@example.com', type: 'other' },
+    ];
+    const created = await scim
+      .post('/Users', { schemas: [USER_SCHEMA], userName: 'primary@example.com', emails })
+      .expect(201);
+    const id = created.body.id as string;
+    const read = async () => (await scim.get(`/Users/${id}`).expect(200)).body.emails;
+    expect(created.body.emails).toEqual(emails);
+    expect(await read()).toEqual(emails);
+    const patched = await scim
+      .patch(`/Users/${id}`, { op: 'replace', path: 'emails[type eq "other"].primary', value: false })
+      .expect(200);
+    const allSaid = [emails[0], emails[1], { ...emails[2], primary: false }];
+    expect(patched.body.emails).toEqual(allSaid);
+    expect(await read()).toEqual(allSaid);
+    const swapped = await scim
+      .patch(`/Users/${id}`, { op: 'replace', path: 'emails[type eq "home"].primary', value: true })
+      .expect(200);
+    const homeFirst = [{ ...emails[0], primary: false }, { ...emails[1], primary: true }, allSaid[2]];
+    expect(swapped.body.emails).toEqual(homeFirst);
+    expect(await read()).toEqual(homeFirst);
+    const unsaid = await scim
+      .patch(`/Users/${id}`, { op: 'remove', path: 'emails[type eq "other"].primary' })
+      .expect(200);
+    expect(unsaid.body.emails[2]).toEqual(emails[2]);
+    expect((await read())[2]).toEqual(emails[2]);
+    const replaced = await scim
+      .put(`/Users/${id}`, { schemas: [USER_SCHEMA], userName: 'primary@example.com', emails })
+      .expect(200);
+    expect(replaced.body.emails).toEqual(emails);
+    expect(await read()).toEqual(emails);
+  });
+
   it('keeps members[].display, and drops it with the member', async () => {
     const one = await scim.createUser('member-one@example.com');
     const two = await scim.createUser('member-two@example.com');
