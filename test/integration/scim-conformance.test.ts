@@ -153,7 +153,8 @@ describe('SCIM conformance', () => {
         members: [{ value: inner }],
       }),
       scim.post('/Groups', { displayName: 'Nested', members: [{ value: inner }] }),
-      scim.post('/Groups', { displayName: 'Typed', members: [{ value: 'not-yet-known', type: 'Group' }] }),
+      // `type` is a label (RFC 7643 §4.2): a group's id is a group's whatever it says.
+      scim.post('/Groups', { displayName: 'Typed', members: [{ value: inner, type: 'User' }] }),
     ];
     const answers = await Promise.all(refusals);
     for (const res of answers) {
@@ -166,6 +167,37 @@ describe('SCIM conformance', () => {
     expect(read.body.members).toEqual([expect.objectContaining({ value: user })]);
     const others = await scim.get('/Groups', { filter: 'displayName eq "Nested" or displayName eq "Typed"' });
     expect(others.body.totalResults).toBe(0);
+  });
+
+  it('judges a member by what its value is, not by its type label, and answers with its real type', async () => {
+    const user = await scim.createUser('typed-member@example.com');
+    const other = await scim.createUser('typed-other@example.com');
+    const labelled = [{ value: user, type: 'Group' }];
+    const created = await scim.post('/Groups', { displayName: 'Labelled', members: labelled }).expect(201);
+    const id = created.body.id as string;
+    const asUser = (value: string) => expect.objectContaining({ value, type: 'User' });
+    expect(created.body.members).toEqual([asUser(user)]);
+    const members = async () => (await scim.get(`/Groups/${id}`).expect(200)).body.members;
+    expect(await members()).toEqual([asUser(user)]);
+    await scim
+      .patch(`/Groups/${id}`, { op: 'add', path: 'members', value: [{ value: other, type: 'Group' }] })
+      .expect(204);
+    expect(await members()).toEqual(expect.arrayContaining([asUser(user), asUser(other)]));
+    await scim
+      .put(`/Groups/${id}`, {
+        schemas: [GROUP_SCHEMA],
+        displayName: 'Labelled',
+        members: [{ value: other, type: 'group' }],
+      })
+      .expect(200);
+    expect(await members()).toEqual([asUser(other)]);
+    // An id the bridge does not hold yet is a user still to come, as for other inputs, whatever its label.
+    await scim
+      .post('/Groups', {
+        displayName: 'Labelled later',
+        members: [{ value: 'not-yet-known', type: 'Group' }],
+      })
+      .expect(201);
   });
 
   it('searches across Users and Groups at the root (POST /.search, RFC 7644 §3.4.3)', async () => {
