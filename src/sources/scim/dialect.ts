@@ -49,10 +49,6 @@ export function normaliseValue(attribute: AttributeSpec, value: unknown, element
   if (attribute.multiValued && !element) {
     return Array.isArray(value) ? value.map((item) => normaliseValue(attribute, item, true)) : value;
   }
-  // A list of one where a single complex value belongs (Entra's legacy manager: `[{"value": id}]`).
-  if (attribute.type === 'complex' && Array.isArray(value) && value.length === 1) {
-    return normaliseValue(attribute, value[0], element);
-  }
   if (attribute.type === 'boolean' && typeof value === 'string') {
     const match = BOOLEAN_TEXT.exec(value);
     return match ? match[1]?.toLowerCase() === 'true' : value;
@@ -69,6 +65,17 @@ export function normaliseValue(attribute: AttributeSpec, value: unknown, element
     out[key] = sub ? normaliseValue(sub, item) : item;
   }
   return out;
+}
+
+/**
+ * The value of Entra's legacy `"path": "manager"` (an unqualified path that qualifyPath gave to an
+ * extension): a list of one `{"value": id}` there is the single value it holds. Nowhere else: a
+ * list where the schema says a single complex value (`name`, `manager`) is a type error, a 400
+ * invalidValue naming the attribute (resource-coerce.ts).
+ */
+export function legacyPathValue(attribute: AttributeSpec, value: unknown): unknown {
+  const single = attribute.type === 'complex' && !attribute.multiValued;
+  return single && Array.isArray(value) && value.length === 1 ? (value as unknown[])[0] : value;
 }
 
 /**
