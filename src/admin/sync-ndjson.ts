@@ -6,7 +6,7 @@ import { feedNdjson, lineError } from '../domain/snapshot-ndjson.js';
 import type { SnapshotSink } from '../domain/snapshot-sink.js';
 import { splitLines } from '../domain/text-lines.js';
 import type { StartOptions } from '../sync/sync.service.js';
-import { NdjsonOptions } from './schemas/sync.schema.js';
+import { NDJSON_TYPES, NdjsonOptions } from './schemas/sync.schema.js';
 
 /**
  * A `POST /admin/sync` body in NDJSON (SPEC §5.4: large snapshots), read as a stream: an optional
@@ -16,12 +16,11 @@ import { NdjsonOptions } from './schemas/sync.schema.js';
  * not one of these → 400 naming it.
  */
 
-const NDJSON_TYPES = ['application/x-ndjson', 'application/ndjson'];
 /** The longest line read: a group of about 100,000 members fits. */
 const MAX_LINE_BYTES = 64 << 20;
 
 export function isNdjsonRequest(req: Request): boolean {
-  return typeof req.is(NDJSON_TYPES) === 'string';
+  return typeof req.is([...NDJSON_TYPES]) === 'string';
 }
 
 /** Hands the body's items to the sink; returns the options of its first line. */
