@@ -2,7 +2,7 @@ import { pipeline } from 'node:stream';
 import { createGunzip, createInflate } from 'node:zlib';
 import type { Request } from 'express';
 import { BridgeError } from '../domain/errors.js';
-import { feedNdjson, lineError } from '../domain/snapshot-ndjson.js';
+import { feedNdjson, lineError, MAX_SNAPSHOT_ITEM_BYTES } from '../domain/snapshot-ndjson.js';
 import type { SnapshotSink } from '../domain/snapshot-sink.js';
 import { splitLines } from '../domain/text-lines.js';
 import type { StartOptions } from '../sync/sync.service.js';
@@ -15,9 +15,6 @@ import { NDJSON_TYPES, NdjsonOptions } from './schemas/sync.schema.js';
  * time. Over SNAPSHOT_STREAM_LIMIT_BYTES (after inflating gzip / deflate) → 413; a line that is
  * not one of these → 400 naming it.
  */
-
-/** The longest line read: a group of about 100,000 members fits. */
-const MAX_LINE_BYTES = 64 << 20;
 
 export function isNdjsonRequest(req: Request): boolean {
   return typeof req.is([...NDJSON_TYPES]) === 'string';
@@ -32,7 +29,7 @@ export async function readNdjsonSnapshot(
   const declared = Number(req.headers['content-length'] ?? Number.NaN);
   if (declared > limitBytes) throw tooLarge(limitBytes);
   let options: StartOptions = { dryRun: false };
-  await feedNdjson(splitLines(limited(body(req), limitBytes), MAX_LINE_BYTES), sink, (raw, line) => {
+  await feedNdjson(splitLines(limited(body(req), limitBytes), MAX_SNAPSHOT_ITEM_BYTES), sink, (raw, line) => {
     options = parseOptions(raw, line);
   });
   return options;
