@@ -25,6 +25,7 @@ export interface PlanView {
     groups: number;
     owners: Record<string, { users: number; groups: number }>;
     refused: { users: number; groups: number };
+    ambiguous?: { users: number; groups: number };
   };
   linkOnly?: Record<LinkCount, number>;
 }
@@ -106,11 +107,13 @@ export function removalLines(plan: PlanView, heading: string): string[] {
   return lines;
 }
 
-const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
+const plural = (n: number, word: string) =>
+  n === 1 ? `${n} ${word}` : `${n} ${word.endsWith('y') ? `${word.slice(0, -1)}ies` : `${word}s`}`;
 
 /**
  * What the run leaves to other inputs (SPEC §6, Ownership): their identities, by owner, and the
- * source's identities another input holds (in the conflict inbox).
+ * source's identities another input holds, and those parked as ambiguous (both in the conflict
+ * inbox).
  */
 export function ownedLines(plan: PlanView): string[] {
   const owned = plan.ownedElsewhere;
@@ -129,6 +132,12 @@ export function ownedLines(plan: PlanView): string[] {
   if (refused > 0)
     lines.push(
       `Held by another input: ${plural(refused, 'identity')} of the source (see scim-bridge conflicts)`,
+    );
+  const ambiguous = (owned.ambiguous?.users ?? 0) + (owned.ambiguous?.groups ?? 0);
+  if (ambiguous > 0)
+    lines.push(
+      `Waiting for an admin: ${plural(ambiguous, 'identity')} of the source two platform accounts fit ` +
+        '(see scim-bridge conflicts)',
     );
   return lines.length > 0 ? ['', ...lines] : [];
 }

@@ -211,6 +211,28 @@ describe('link-only onboarding', () => {
     // was linked; the ambiguous one stays parked, the stranger untouched.
     const next = await inputs.directory(snapshot);
     expect(plan(next)).toMatchObject({ users: { create: 1, update: 1, deprovision: 1 } });
+    // Parked by its own ambiguous conflict: counted on its own, not as held by another input.
+    expect(plan(next).ownedElsewhere).toMatchObject({
+      users: 0,
+      groups: 0,
+      refused: { users: 0, groups: 0 },
+      ambiguous: { users: 1, groups: 0 },
+    });
+    expect((await page(next.jobId, 'ownedElsewhere')).items).toEqual([
+      {
+        kind: 'user',
+        id: 'a',
+        action: 'ownedElsewhere',
+        userName: 'ada@example.com',
+        owner: null,
+        refused: 'ambiguous',
+      },
+    ]);
+    const printed = formatSyncResult(next as unknown as CliSyncView);
+    expect(printed).toContain(
+      'Waiting for an admin: 1 identity of the source two platform accounts fit (see scim-bridge conflicts)',
+    );
+    expect(printed).not.toContain('Held by another input');
     await inputs.engine.drain();
     expect(inputs.target.findUserByUserName('cy@example.com')).toBeDefined();
     expect(inputs.target.findUserByUserName('zed@example.com')?.active).toBe(false);
