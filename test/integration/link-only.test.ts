@@ -251,6 +251,27 @@ describe('link-only onboarding', () => {
     await records.finish(other, 'failed', {});
   });
 
+  it('leaves nothing pending when a sync removes an identity that has no platform account', async () => {
+    inputs = await startInputs();
+    const [ada, cy] = [directoryUser('a', 'ada@example.com'), directoryUser('c', 'cy@example.com')];
+    inputs.target.insertUser({ ...ada, externalId: 'a' });
+    const pending = async () =>
+      (await inputs.admin('get', '/admin/status').expect(200)).body.pending as number;
+    expect((await inputs.directory({ users: [ada, cy], groups: [] }, { linkOnly: true })).state).toBe(
+      'completed',
+    );
+    expect(await pending()).toBe(0);
+    // cy was never created on the platform: its removal owes no reconcile run, and none is pending.
+    const next = await inputs.directory({ users: [ada], groups: [] });
+    expect(next.state).toBe('completed');
+    expect(plan(next)).toMatchObject({ users: { create: 0, deprovision: 0 } });
+    expect((await trace(inputs, 'users', 'c').expect(200)).body.desired).toBeNull();
+    expect(await pending()).toBe(0);
+    inputs.target.resetStats();
+    await inputs.engine.drain();
+    expect(writes()).toEqual({});
+  });
+
   it('is no baseline for SOURCE_SHRINK_LIMIT: a shrunken source after it is still held', async () => {
     inputs = await startInputs({ DEPROVISION_LIMIT: '500' });
     const snapshot = (n: number) => ({

@@ -32,6 +32,7 @@ export function applyBatchKeys(
       ...conflictListKeys(keys),
       ...perKind('user'),
       ...perKind('group'),
+      batch.forSync ? keys.dirty() : keys.dirtyForSync(),
       ...batch.targets.flatMap(perOp),
       ...batch.eventKeys,
     ],
