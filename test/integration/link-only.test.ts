@@ -89,8 +89,9 @@ describe('link-only onboarding', () => {
     const printed = formatSyncResult(linked as unknown as CliSyncView);
     expect(printed).toContain('(link-only)');
     expect(printed).toMatch(
-      /linked +unmatchedInSource +unmatchedOnPlatform +ambiguous\n[─ ]+\n +100 +20 +0 +0\n/,
+      /linked +unmatchedInSource +unmatchedOnPlatform +ambiguous\n[─ ]+\nusers +100 +20 +0 +0\ngroups +0 +0 +0 +0\ntotal +100 +20 +0 +0\n/,
     );
+    expect(printed).toContain('Next: scim-bridge sync --wait creates the 20 users unmatched in the source.');
     expect(printed).toMatch(/requests by method: GET \d+$/);
     await inputs.engine.drain();
     expect(writes()).toEqual({});
@@ -103,6 +104,32 @@ describe('link-only onboarding', () => {
     expect(writes()).toEqual({ POST: 20 });
     expect(inputs.target.stats({ limit: 0 }).byRoute['POST /Users']).toBe(20);
     expect(inputs.target.users()).toHaveLength(120);
+  });
+
+  it('counts a link-only run per kind in its summary and report, as its plan does', async () => {
+    inputs = await startInputs();
+    const users = Array.from({ length: 120 }, (_, n) => directoryUser(`u-${n}`, `user${n}@example.com`));
+    for (const user of users.slice(0, 100)) inputs.target.insertUser({ ...user, externalId: user.id });
+    const groups = Array.from({ length: 4 }, (_, n) => ({
+      id: `g-${n}`,
+      displayName: `Team ${n}`,
+      members: [],
+    }));
+    const linked = await inputs.directory({ users, groups }, { linkOnly: true });
+    const none = { linked: 0, unmatchedInSource: 0, unmatchedOnPlatform: 0, ambiguous: 0 };
+    const perKind = {
+      users: { ...none, linked: 100, unmatchedInSource: 20 },
+      groups: { ...none, unmatchedInSource: 4 },
+    };
+    expect(linked.summary).toMatchObject({ linked: 100, unmatchedInSource: 24, linkOnly: perKind });
+    expect(plan(linked).linkOnly).toMatchObject(perKind);
+    const printed = formatSyncResult(linked as unknown as CliSyncView);
+    expect(printed).toMatch(
+      /^ +linked +unmatchedInSource +unmatchedOnPlatform +ambiguous\n[─ ]+\nusers +100 +20 +0 +0\ngroups +0 +4 +0 +0\ntotal +100 +24 +0 +0$/m,
+    );
+    expect(printed).toContain(
+      'Next: scim-bridge sync --wait creates the 20 users and 4 groups unmatched in the source.',
+    );
   });
 
   it('scim-bridge sync --snapshot FILE --link-only --wait: the counts, and no write', async () => {
@@ -121,8 +148,9 @@ describe('link-only onboarding', () => {
       expect(run.code, run.out).toBe(0);
       expect(run.out).toMatch(/^Sync sync-\S+: completed \(link-only\)$/m);
       expect(run.out).toContain('Link-only: nothing was written to the platform');
-      expect(run.out).toMatch(/^ +1 +1 +0 +0$/m);
-      expect(run.out).toContain('Next: scim-bridge sync --wait creates the 1 unmatched in the source.');
+      expect(run.out).toMatch(/^users +1 +1 +0 +0$/m);
+      expect(run.out).toMatch(/^total +1 +1 +0 +0$/m);
+      expect(run.out).toContain('Next: scim-bridge sync --wait creates the 1 user unmatched in the source.');
       expect(writes()).toEqual({});
     } finally {
       rmSync(dir, { recursive: true, force: true });

@@ -99,3 +99,27 @@ export function linkOnlySection(link, sync) {
     ),
   ];
 }
+
+/**
+ * A link-only run in one line, each list by kind: `linked: 100 users; unmatched in the source: 20
+ * users and 4 groups; …` (the list of syncs shows it).
+ *
+ * @param {LinkOnly} link
+ */
+export function linkOutcome(link) {
+  /** @type {[keyof import('../api-types.js').LinkCounts, string][]} */
+  const lists = [
+    ['linked', 'linked'],
+    ['unmatchedInSource', 'unmatched in the source'],
+    ['unmatchedOnPlatform', 'on the platform'],
+    ['ambiguous', 'ambiguous'],
+  ];
+  return lists
+    .map(function ([list, label]) {
+      const parts = [];
+      if (link.users[list] > 0) parts.push(plural(link.users[list], 'user'));
+      if (link.groups[list] > 0) parts.push(plural(link.groups[list], 'group'));
+      return label + ': ' + (parts.length > 0 ? parts.join(' and ') : 'none');
+    })
+    .join('; ');
+}
