@@ -1,5 +1,6 @@
 import { SyncChanges, SyncChangesQuery } from './schemas/sync-changes.schema.js';
 import {
+  NDJSON_TYPES,
   SnapshotNdjson,
   SyncEventStream,
   SyncList,
@@ -20,17 +21,20 @@ export const SYNC_PATHS: readonly AdminOperation[] = [
     operationId: 'startSync',
     summary: 'Start a full reconciliation (SPEC §6)',
     description:
-      'Without a snapshot it reconciles the directory source (or the current desired state); `input` names another input to read in full. A second request while one runs returns its jobId (started: false); one with a snapshot gets 409 before its body is read, and a link-only one gets 409 too. `linkOnly`: list the platform and the source, record every match as managed and write nothing to the platform (with `dryRun`: report what it would link and record nothing). A snapshot comes as JSON (`{"snapshot": {...}}`, up to SNAPSHOT_LIMIT_BYTES) or, for large directories, as NDJSON read as a stream (up to SNAPSHOT_STREAM_LIMIT_BYTES; gzip or deflate accepted): an optional first line `{"options": {"dryRun": …, "allowEmpty": …, "linkOnly": …}}`, then one `{"user": {...}}` or `{"group": {...}}` per line. An invalid snapshot gets 400 listing the problems (an NDJSON line named as `line N: …`) and changes nothing.',
+      'Without a snapshot it reconciles the directory source (or the current desired state); `input` names another input to read in full. A second request while one runs returns its jobId (started: false); one with a snapshot gets 409 before its body is read, and a link-only one gets 409 too. `linkOnly`: list the platform and the source, record every match as managed and write nothing to the platform (with `dryRun`: report what it would link and record nothing). A snapshot comes as JSON (`{"snapshot": {...}}`, up to SNAPSHOT_LIMIT_BYTES) or, for large directories, as NDJSON (`application/x-ndjson`, `application/ndjson` or JSON Lines `application/jsonl`) read as a stream (up to SNAPSHOT_STREAM_LIMIT_BYTES; gzip or deflate accepted): an optional first line `{"options": {"dryRun": …, "allowEmpty": …, "linkOnly": …}}`, then one `{"user": {...}}` or `{"group": {...}}` per line. An invalid snapshot gets 400 listing the problems (an NDJSON line named as `line N: …`) and changes nothing.',
     body: {
       required: false,
-      content: { 'application/json': SyncStartBody, 'application/x-ndjson': SnapshotNdjson },
+      content: {
+        'application/json': SyncStartBody,
+        ...Object.fromEntries(NDJSON_TYPES.map((type) => [type, SnapshotNdjson])),
+      },
     },
     answers: {
       '202': ok('Started, or the running sync', SyncStarted),
       '400': error('Invalid body or snapshot (problems listed)'),
       '409': error('A sync is running and a snapshot was pushed, or a link-only run was asked'),
       '413': error('Body over SNAPSHOT_LIMIT_BYTES (JSON) or SNAPSHOT_STREAM_LIMIT_BYTES (NDJSON)'),
-      '415': error('Body is neither JSON nor NDJSON'),
+      '415': error('Body is neither JSON nor NDJSON (the message names the types taken)'),
       ...guarded,
     },
   },

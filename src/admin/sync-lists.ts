@@ -26,6 +26,7 @@ export interface RecordedLists {
     users?: number;
     groups?: number;
     refused?: { users?: number; groups?: number };
+    ambiguous?: { users?: number; groups?: number };
     sample?: RecordedListItem[];
   };
   linkOnly?: Partial<Record<LinkList, number>> & { samples?: Partial<Record<LinkList, RecordedListItem[]>> };
@@ -40,7 +41,9 @@ export function listTotals(plan: RecordedLists): Record<ListAction, number> {
       (owned?.users ?? 0) +
       (owned?.groups ?? 0) +
       (owned?.refused?.users ?? 0) +
-      (owned?.refused?.groups ?? 0),
+      (owned?.refused?.groups ?? 0) +
+      (owned?.ambiguous?.users ?? 0) +
+      (owned?.ambiguous?.groups ?? 0),
     linked: link.linked ?? 0,
     unmatchedInSource: link.unmatchedInSource ?? 0,
     unmatchedOnPlatform: link.unmatchedOnPlatform ?? 0,

@@ -2,11 +2,11 @@ import { pipeline } from 'node:stream';
 import { createGunzip, createInflate } from 'node:zlib';
 import type { Request } from 'express';
 import { BridgeError } from '../domain/errors.js';
-import { feedNdjson, lineError } from '../domain/snapshot-ndjson.js';
+import { feedNdjson, lineError, MAX_SNAPSHOT_ITEM_BYTES } from '../domain/snapshot-ndjson.js';
 import type { SnapshotSink } from '../domain/snapshot-sink.js';
 import { splitLines } from '../domain/text-lines.js';
 import type { StartOptions } from '../sync/sync.service.js';
-import { NdjsonOptions } from './schemas/sync.schema.js';
+import { NDJSON_TYPES, NdjsonOptions } from './schemas/sync.schema.js';
 
 /**
  * A `POST /admin/sync` body in NDJSON (SPEC §5.4: large snapshots), read as a stream: an optional
@@ -16,12 +16,8 @@ import { NdjsonOptions } from './schemas/sync.schema.js';
  * not one of these → 400 naming it.
  */
 
-const NDJSON_TYPES = ['application/x-ndjson', 'application/ndjson'];
-/** The longest line read: a group of about 100,000 members fits. */
-const MAX_LINE_BYTES = 64 << 20;
-
 export function isNdjsonRequest(req: Request): boolean {
-  return typeof req.is(NDJSON_TYPES) === 'string';
+  return typeof req.is([...NDJSON_TYPES]) === 'string';
 }
 
 /** Hands the body's items to the sink; returns the options of its first line. */
@@ -33,7 +29,7 @@ export async function readNdjsonSnapshot(
   const declared = Number(req.headers['content-length'] ?? Number.NaN);
   if (declared > limitBytes) throw tooLarge(limitBytes);
   let options: StartOptions = { dryRun: false };
-  await feedNdjson(splitLines(limited(body(req), limitBytes), MAX_LINE_BYTES), sink, (raw, line) => {
+  await feedNdjson(splitLines(limited(body(req), limitBytes), MAX_SNAPSHOT_ITEM_BYTES), sink, (raw, line) => {
     options = parseOptions(raw, line);
   });
   return options;

@@ -8,7 +8,7 @@ import { jsonBody, utf8Only } from '../http/body.js';
 import { isSyncId } from '../queue/job-ids.js';
 import { parseInput } from './admin-input.js';
 import type { SyncPlan, SyncSummary } from './schemas/sync-plan.schema.js';
-import { SyncListQuery, SyncStartBody, type SyncView } from './schemas/sync.schema.js';
+import { NDJSON_TYPES, SyncListQuery, SyncStartBody, type SyncView } from './schemas/sync.schema.js';
 import { isNdjsonRequest, readNdjsonSnapshot } from './sync-ndjson.js';
 
 export interface AdminSyncDeps {
@@ -77,7 +77,7 @@ export function adminSyncRouter(deps: AdminSyncDeps): Router {
         throw error;
       }
     },
-    ...jsonBody(deps.snapshotLimitBytes),
+    ...jsonBody(deps.snapshotLimitBytes, undefined, NDJSON_TYPES),
     async (req, res) => {
       const body = parseStart(req);
       const options = startOptions(body);

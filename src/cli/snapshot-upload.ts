@@ -1,10 +1,10 @@
 import { open } from 'node:fs/promises';
-import { looksLikeNdjson } from '../domain/snapshot-ndjson.js';
+import { looksLikeNdjson, MAX_SNAPSHOT_ITEM_BYTES } from '../domain/snapshot-ndjson.js';
 import { splitLines } from '../domain/text-lines.js';
 import type { ProblemPath } from '../domain/snapshot-problems.js';
 import { formatPath } from '../domain/snapshot-problems.js';
 import { JsonSyntaxError, readJsonSnapshot } from '../sources/directory/file/json-snapshot-stream.js';
-import { MAX_LINE_BYTES, snapshotFileFormat } from '../sources/directory/file/file.source.js';
+import { snapshotFileFormat } from '../sources/directory/file/file.source.js';
 import { CliError, fileUnreadable } from './cli-error.js';
 import { jsonSyntaxError } from './json-position.js';
 
@@ -54,7 +54,7 @@ async function* ndjsonBody(
   numbering: { added: number },
 ) {
   let first = true;
-  for await (const lines of splitLines(chunks, MAX_LINE_BYTES)) {
+  for await (const lines of splitLines(chunks, MAX_SNAPSHOT_ITEM_BYTES)) {
     const out: Buffer[] = [];
     for (const line of lines) {
       if (first) {

@@ -25,8 +25,12 @@ export interface PlanView {
     groups: number;
     owners: Record<string, { users: number; groups: number }>;
     refused: { users: number; groups: number };
+    ambiguous?: { users: number; groups: number };
   };
-  linkOnly?: Record<LinkCount, number>;
+  linkOnly?: Record<LinkCount, number> & {
+    users?: Record<LinkCount, number>;
+    groups?: Record<LinkCount, number>;
+  };
 }
 
 type LinkCount = 'linked' | 'unmatchedInSource' | 'unmatchedOnPlatform' | 'ambiguous';
@@ -106,11 +110,13 @@ export function removalLines(plan: PlanView, heading: string): string[] {
   return lines;
 }
 
-const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
+const plural = (n: number, word: string) =>
+  n === 1 ? `${n} ${word}` : `${n} ${word.endsWith('y') ? `${word.slice(0, -1)}ies` : `${word}s`}`;
 
 /**
  * What the run leaves to other inputs (SPEC §6, Ownership): their identities, by owner, and the
- * source's identities another input holds (in the conflict inbox).
+ * source's identities another input holds, and those parked as ambiguous (both in the conflict
+ * inbox).
  */
 export function ownedLines(plan: PlanView): string[] {
   const owned = plan.ownedElsewhere;
@@ -130,22 +136,45 @@ export function ownedLines(plan: PlanView): string[] {
     lines.push(
       `Held by another input: ${plural(refused, 'identity')} of the source (see scim-bridge conflicts)`,
     );
+  const ambiguous = (owned.ambiguous?.users ?? 0) + (owned.ambiguous?.groups ?? 0);
+  if (ambiguous > 0)
+    lines.push(
+      `Waiting for an admin: ${plural(ambiguous, 'identity')} of the source two platform accounts fit ` +
+        '(see scim-bridge conflicts)',
+    );
   return lines.length > 0 ? ['', ...lines] : [];
 }
 
-/** A link-only run's counts, and what a normal sync would do next. */
+/** A link-only run's counts per kind and in total, and what a normal sync would do next. */
 export function linkLines(plan: PlanView, dryRun: boolean): string[] {
   const link = plan.linkOnly;
   if (!link) return [];
+  const row = (label: string, counts: Record<LinkCount, number>) => [
+    label,
+    ...LINK_COUNTS.map((name) => counts[name]),
+  ];
+  const rows = [
+    ...(link.users ? [row('users', link.users)] : []),
+    ...(link.groups ? [row('groups', link.groups)] : []),
+    row('total', link),
+  ];
   const lines = [
     '',
     dryRun ? 'Link-only (dry run: nothing recorded)' : 'Link-only: nothing was written to the platform',
-    formatTable(LINK_COUNTS, [LINK_COUNTS.map((name) => link[name])]),
+    formatTable(['', ...LINK_COUNTS], rows),
   ];
   if (link.ambiguous > 0) lines.push('Ambiguous ones wait in the conflict inbox: scim-bridge conflicts');
   if (!dryRun && link.unmatchedInSource > 0)
-    lines.push(
-      `Next: scim-bridge sync --wait creates the ${link.unmatchedInSource} unmatched in the source.`,
-    );
+    lines.push(`Next: scim-bridge sync --wait creates the ${unmatched(link)} unmatched in the source.`);
   return lines;
+}
+
+/** The identities unmatched in the source, by kind: `20 users and 4 groups`. */
+function unmatched(link: NonNullable<PlanView['linkOnly']>): string {
+  if (!link.users || !link.groups) return String(link.unmatchedInSource);
+  const kinds = [
+    ...(link.users.unmatchedInSource > 0 ? [plural(link.users.unmatchedInSource, 'user')] : []),
+    ...(link.groups.unmatchedInSource > 0 ? [plural(link.groups.unmatchedInSource, 'group')] : []),
+  ];
+  return kinds.join(' and ');
 }

@@ -5,10 +5,14 @@ import type { DesiredGroup, DesiredUser, Email, PersonName } from './identity.js
  * of the object form — it is kept for every identity), without the id (the key holds it), so that
  * two equal identities serialise to the same string and the store compares strings.
  *
- *   user:  [userName, externalId|null, givenName|null, familyName|null, [[email, primary 0|1, type|null]…]|null, active 0|1|null]
+ *   user:  [userName, externalId|null, givenName|null, familyName|null, [[email, primary 1|0|-1, type|null]…]|null, active 0|1|null]
  *   group: [displayName, externalId|null]
  *
  * `active` is null while unassigned (removed by a SCIM PATCH): the platform's value is left alone.
+ * An e-mail's `primary` is 1 (true), -1 (false, said so) or 0 (not said: the form written before
+ * a said false was kept, so that stored identities read the same). The platform is sent and
+ * compared with `primary: true` or `false` either way (user-diff.ts): false and unsaid differ for
+ * the bridge's SCIM answers only.
  *
  * The index entries (lower-cased userName/displayName, externalId, lower-cased e-mails) are derived
  * from it by the store's Lua with ASCII lower-casing; only when that would differ from JavaScript's
@@ -16,7 +20,9 @@ import type { DesiredGroup, DesiredUser, Email, PersonName } from './identity.js
  * separately: look-ups by e-mail also consult the userName index.
  */
 
-type StoredEmail = [string, 0 | 1, string | null];
+type StoredEmail = [string, StoredPrimary, string | null];
+/** An e-mail's primary: true, not said, false. */
+type StoredPrimary = 1 | 0 | -1;
 type StoredUserDoc = [
   string,
   string | null,
@@ -55,7 +61,7 @@ export function canonicalEmails(emails: readonly Email[] | undefined): Email[] |
 }
 
 export function canonicalUserJson(user: DesiredUser): string {
-  const emails = (user.emails ?? []).map((e): StoredEmail => [e.value, e.primary ? 1 : 0, e.type ?? null]);
+  const emails = (user.emails ?? []).map((e): StoredEmail => [e.value, storedPrimary(e), e.type ?? null]);
   const doc: StoredUserDoc = [
     user.userName,
     user.externalId ?? null,
@@ -86,11 +92,16 @@ export function parseStoredUser(id: string, json: string): DesiredUser {
     user.emails = emails.map(([value, primary, type]) => {
       const email: Email = { value };
       if (type !== null) email.type = type;
-      if (primary === 1) email.primary = true;
+      if (primary !== 0) email.primary = primary === 1;
       return email;
     });
   }
   return user;
+}
+
+function storedPrimary(email: Email): StoredPrimary {
+  if (email.primary === undefined) return 0;
+  return email.primary ? 1 : -1;
 }
 
 export function parseStoredGroup(id: string, json: string, members: string[]): DesiredGroup {

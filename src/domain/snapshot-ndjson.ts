@@ -12,6 +12,12 @@ import type { TextLine } from './text-lines.js';
  * one of these is refused naming it (`line 12: …`), as a problem list of one.
  */
 
+/**
+ * The most bytes one snapshot item may take: one NDJSON line, or one element of a JSON snapshot's
+ * `users` / `groups` read as a stream. A group of about 100,000 members fits.
+ */
+export const MAX_SNAPSHOT_ITEM_BYTES = 64 << 20;
+
 export type NdjsonEntry =
   | { type: 'item'; kind: SnapshotKind; item: unknown; line: number }
   | { type: 'options'; options: unknown; line: number };

@@ -12,11 +12,18 @@ const UTF8_NAMES = new Set(['utf-8', 'utf8']);
  * JSON body parsing with a size limit (413), a media-type check (415), UTF-8 only (415 for another
  * declared charset, 400 for bytes that are not UTF-8) and well-formed text (400 naming the value
  * that holds a lone surrogate). A body-less POST (e.g. approve) passes through with an empty object.
+ * `alsoTaken`: the media types a handler before this one takes (NDJSON on POST /admin/sync), named
+ * beside the JSON ones in the 415.
  */
-export function jsonBody(limitBytes: number, types: readonly string[] = JSON_TYPES): RequestHandler[] {
+export function jsonBody(
+  limitBytes: number,
+  types: readonly string[] = JSON_TYPES,
+  alsoTaken: readonly string[] = [],
+): RequestHandler[] {
+  const taken = [...types, ...alsoTaken].join(', ');
   const requireJson: RequestHandler = (req, _res, next) => {
     if (!hasBody(req) || req.is([...types])) return next();
-    next(new BridgeError('unsupported_media_type', `The body must be one of: ${types.join(', ')}`));
+    next(new BridgeError('unsupported_media_type', `The body must be one of: ${taken}`));
   };
   const parse = express.json({
     limit: limitBytes,

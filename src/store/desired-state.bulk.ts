@@ -78,8 +78,9 @@ export async function readChunk(
 
 /**
  * For each identity of a chunk (its id, lower-cased name and given externalId), whether the store
- * would not apply it as `scope`'s write (HELD_ELSEWHERE): 'parked', the owner of another input's
- * identity that holds its name or externalId, or undefined.
+ * would not apply it as `scope`'s write (HELD_ELSEWHERE): 'parked', 'ambiguous' (parked by its own
+ * ambiguous conflict), the owner of another input's identity that holds its name or externalId, or
+ * undefined.
  */
 export async function heldElsewhere(
   redis: RedisClient,
@@ -92,12 +93,19 @@ export async function heldElsewhere(
   const args = [
     scope ?? '',
     ...familyArgs(keys.identityFamily(kind)),
+    ...familyArgs(keys.conflictFamily()),
     ...items.flatMap((item) => [item.id, item.name, item.externalId ?? '']),
   ];
   const indexes = [keys.nameIndex(kind), keys.externalIdIndex(kind)];
   const reply = (await storeCall(() => scripts.heldElsewhere.run(redis, indexes, args))) as string[];
-  return reply.map((held) => (held === '' ? undefined : held === '!' ? 'parked' : held));
+  return reply.map((held) => PARKED.get(held) ?? (held === '' ? undefined : held));
 }
+
+/** HELD_ELSEWHERE's marks of parked identities. */
+const PARKED: ReadonlyMap<string, string> = new Map([
+  ['!', 'parked'],
+  ['?', 'ambiguous'],
+]);
 
 /** Where a sync's source ids are: its staging (src:u:ids, a hash) or, without a source, P:u:all. */
 export interface SourceIds {

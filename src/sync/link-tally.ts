@@ -55,17 +55,22 @@ export class LinkTally {
     return this.counts[list].user + this.counts[list].group;
   }
 
-  /** As GET /admin/sync/{jobId} shows it (plan.linkOnly). */
-  report() {
+  /** Each list's count, per kind. */
+  perKind(): { users: Record<LinkList, number>; groups: Record<LinkList, number> } {
     const per = (kind: IdentityKind) =>
       Object.fromEntries(LINK_LISTS.map((list) => [list, this.counts[list][kind]])) as Record<
         LinkList,
         number
       >;
+    return { users: per('user'), groups: per('group') };
+  }
+
+  /** As GET /admin/sync/{jobId} shows it (plan.linkOnly). */
+  report() {
     const totals = Object.fromEntries(LINK_LISTS.map((list) => [list, this.total(list)])) as Record<
       LinkList,
       number
     >;
-    return { ...totals, users: per('user'), groups: per('group'), samples: this.samples };
+    return { ...totals, ...this.perKind(), samples: this.samples };
   }
 }

@@ -10,7 +10,7 @@ export interface OwnedItem {
   owner: string | null;
   /** userName / displayName, when known. */
   name: string | null;
-  /** A source identity another input holds: `same-id` or `account` (RefusedItem). */
+  /** A source identity not planned: another input holds it, or it is parked (RefusedItem). */
   refused?: RefusedItem['reason'];
   targetId?: string;
 }
@@ -19,13 +19,16 @@ export interface OwnedItem {
  * What a run that replaces one input's identities (SPEC §6, Ownership) leaves to the others: the
  * desired identities of every other input (per kind, and per owner), never planned as removals nor
  * counted against DEPROVISION_LIMIT; and the source's identities another input holds (`refused`).
- * `sample`: the refused ones first, then other inputs' identities, SAMPLE in all.
+ * Beside those, the source's identities parked by their own `ambiguous` conflict (two platform
+ * accounts fit them; an admin picks one): not planned either, and no other input's (`ambiguous`).
+ * `sample`: the refused and ambiguous ones first, then other inputs' identities, SAMPLE in all.
  */
 export interface OwnedElsewhere {
   users: number;
   groups: number;
   owners: Record<string, { users: number; groups: number }>;
   refused: { users: number; groups: number };
+  ambiguous: { users: number; groups: number };
   sample: OwnedItem[];
 }
 
@@ -51,6 +54,7 @@ export async function ownedElsewhere(
     groups: counts.reduce((sum, c) => sum + c.groups, 0),
     owners,
     refused: { users: tally.refused.user, groups: tally.refused.group },
+    ambiguous: { users: tally.ambiguous.user, groups: tally.ambiguous.group },
     sample: [...refused, ...others],
   };
 }

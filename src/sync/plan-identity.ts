@@ -27,8 +27,9 @@ export interface IdentityPlan<R extends Observed> {
   /** Candidates in matching order: by recorded target id, externalId, name (sync-listing.store.ts). */
   listed: readonly (ListedResource | undefined)[];
   /**
-   * The store would not apply it (heldElsewhere, desired-state.bulk.ts): `parked`, or the owner of
-   * another input's identity that holds its name or externalId.
+   * The store would not apply it (heldElsewhere, desired-state.bulk.ts): `parked`, `ambiguous`
+   * (parked by its own ambiguous conflict), or the owner of another input's identity that holds its
+   * name or externalId.
    */
   held?: string | undefined;
   decide(found: R | undefined): Decision;
@@ -61,6 +62,10 @@ export function planIdentity<R extends Observed>(
   const { tally, link, writer, claims } = sink;
   if (item.owner !== undefined && sink.scope !== undefined && item.owner !== sink.scope) {
     tally.refusedBy({ kind, id: item.id, name, reason: 'same-id', owner: item.owner });
+    return undefined;
+  }
+  if (held === 'ambiguous') {
+    tally.refusedBy({ kind, id: item.id, name, reason: 'ambiguous' });
     return undefined;
   }
   if (held !== undefined) {

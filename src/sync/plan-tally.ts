@@ -30,13 +30,14 @@ export interface MembershipSample {
  * A source identity the run does not plan (SPEC §6, Ownership): its id is owned by another input
  * (`same-id`: the store records the conflict when the source is written); its name, externalId or
  * the platform account it matches is another input's identity's (`account`: parked with a
- * conflict); or it is parked already (`parked`: its conflict waits for an admin).
+ * conflict); or it is parked already (`parked`: its conflict waits for an admin) — by its own
+ * `ambiguous` conflict (two platform accounts fit it, no other input involved), counted apart.
  */
 export interface RefusedItem {
   kind: IdentityKind;
   id: string;
   name: string;
-  reason: 'same-id' | 'account' | 'parked';
+  reason: 'same-id' | 'account' | 'parked' | 'ambiguous';
   /** The input that holds it, when known. */
   owner?: string;
   /** account: the platform account. */
@@ -51,6 +52,8 @@ export class PlanTally {
   readonly counts = { users: emptyCounts(), groups: emptyCounts() };
   unmanagedUsers = 0;
   readonly refused = { user: 0, group: 0, sample: [] as RefusedItem[] };
+  /** Of the source's identities not planned, those parked by their own ambiguous conflict. */
+  readonly ambiguous = { user: 0, group: 0 };
   readonly changes = { user: 0, group: 0 };
   readonly sample: SampledChange[] = [];
   readonly removedUsers = { total: 0, sample: [] as { id: string; userName: string | null }[] };
@@ -94,9 +97,9 @@ export class PlanTally {
     }
   }
 
-  /** A source identity another input holds: not planned (RefusedItem). */
+  /** A source identity another input holds, or one parked as ambiguous: not planned (RefusedItem). */
   refusedBy(item: RefusedItem): void {
-    this.refused[item.kind]++;
+    (item.reason === 'ambiguous' ? this.ambiguous : this.refused)[item.kind]++;
     if (this.refused.sample.length < SAMPLE) this.refused.sample.push(item);
   }
 

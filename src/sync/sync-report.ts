@@ -1,7 +1,7 @@
 import { formatDeprovisionLimit } from '../config/schema.js';
 import type { GuardSettings, SourceCount, Verdict } from './sync-guards.js';
 import type { SyncRecord } from '../store/sync-record.store.js';
-import type { LinkTally } from './link-tally.js';
+import type { LinkList, LinkTally } from './link-tally.js';
 import type { OwnedElsewhere } from './owned-elsewhere.js';
 import { MEMBERSHIP_SAMPLE, type PlanTally } from './plan-tally.js';
 
@@ -11,6 +11,8 @@ export interface SummaryBase {
   requests: Record<string, number>;
   /** A link-only run's counts. */
   linked?: { linked: number; unmatchedInSource: number; unmatchedOnPlatform: number; ambiguous: number };
+  /** And the same per kind, as its plan counts them (plan.linkOnly). */
+  linkOnly?: { users: Record<LinkList, number>; groups: Record<LinkList, number> };
 }
 
 export function summaryBase(
@@ -29,6 +31,7 @@ export function summaryBase(
             unmatchedOnPlatform: link.total('unmatchedOnPlatform'),
             ambiguous: link.total('ambiguous'),
           },
+          linkOnly: link.perKind(),
         }
       : {}),
   };
@@ -114,7 +117,8 @@ export function removalsReport(tally: PlanTally, names: MemberNames) {
 
 /**
  * The summary of a finished sync (SPEC §6): what the runs it waited on did (created, updated,
- * deprovisioned, failed), what needed nothing (unchanged), requests sent by method, duration.
+ * deprovisioned, failed), what needed nothing (unchanged), requests sent by method, duration; for
+ * a link-only run its counts, in total and per kind (`linkOnly`).
  */
 export function summarise(record: SyncRecord | undefined, base: SummaryBase, durationMs: number) {
   const outcomes = record?.outcomes ?? {};
@@ -127,6 +131,7 @@ export function summarise(record: SyncRecord | undefined, base: SummaryBase, dur
     requests[method] = (requests[method] ?? 0) + n;
   return {
     ...(base.linked ?? {}),
+    ...(base.linkOnly ? { linkOnly: base.linkOnly } : {}),
     created: count('created'),
     updated: count('updated'),
     deprovisioned: count('deprovisioned', 'deleted'),

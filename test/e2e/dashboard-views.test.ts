@@ -198,6 +198,13 @@ describe('dashboard views in Chromium: live progress, names, the platform copy, 
       .getByRole('row', { name: 'user pushed@example.com scim-e2e scim' })
       .waitFor();
     await page.screenshot({ path: join(SCREENSHOTS, 'sync-link-only.png'), fullPage: true });
+    // The list of syncs says each list by kind: the 2 unmatched are users, not users and groups.
+    await nav().getByRole('link', { name: 'Syncs' }).click();
+    await page
+      .getByRole('table', { name: 'Recent syncs, newest first' })
+      .getByRole('row')
+      .filter({ hasText: 'linked: 40 users and 2 groups; unmatched in the source: 2 users;' })
+      .waitFor();
   });
 
   it('talked to the bridge only, never put the token in a URL, and raised no script error', async () => {

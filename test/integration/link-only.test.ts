@@ -89,8 +89,9 @@ describe('link-only onboarding', () => {
     const printed = formatSyncResult(linked as unknown as CliSyncView);
     expect(printed).toContain('(link-only)');
     expect(printed).toMatch(
-      /linked +unmatchedInSource +unmatchedOnPlatform +ambiguous\n[─ ]+\n +100 +20 +0 +0\n/,
+      /linked +unmatchedInSource +unmatchedOnPlatform +ambiguous\n[─ ]+\nusers +100 +20 +0 +0\ngroups +0 +0 +0 +0\ntotal +100 +20 +0 +0\n/,
     );
+    expect(printed).toContain('Next: scim-bridge sync --wait creates the 20 users unmatched in the source.');
     expect(printed).toMatch(/requests by method: GET \d+$/);
     await inputs.engine.drain();
     expect(writes()).toEqual({});
@@ -103,6 +104,32 @@ describe('link-only onboarding', () => {
     expect(writes()).toEqual({ POST: 20 });
     expect(inputs.target.stats({ limit: 0 }).byRoute['POST /Users']).toBe(20);
     expect(inputs.target.users()).toHaveLength(120);
+  });
+
+  it('counts a link-only run per kind in its summary and report, as its plan does', async () => {
+    inputs = await startInputs();
+    const users = Array.from({ length: 120 }, (_, n) => directoryUser(`u-${n}`, `user${n}@example.com`));
+    for (const user of users.slice(0, 100)) inputs.target.insertUser({ ...user, externalId: user.id });
+    const groups = Array.from({ length: 4 }, (_, n) => ({
+      id: `g-${n}`,
+      displayName: `Team ${n}`,
+      members: [],
+    }));
+    const linked = await inputs.directory({ users, groups }, { linkOnly: true });
+    const none = { linked: 0, unmatchedInSource: 0, unmatchedOnPlatform: 0, ambiguous: 0 };
+    const perKind = {
+      users: { ...none, linked: 100, unmatchedInSource: 20 },
+      groups: { ...none, unmatchedInSource: 4 },
+    };
+    expect(linked.summary).toMatchObject({ linked: 100, unmatchedInSource: 24, linkOnly: perKind });
+    expect(plan(linked).linkOnly).toMatchObject(perKind);
+    const printed = formatSyncResult(linked as unknown as CliSyncView);
+    expect(printed).toMatch(
+      /^ +linked +unmatchedInSource +unmatchedOnPlatform +ambiguous\n[─ ]+\nusers +100 +20 +0 +0\ngroups +0 +4 +0 +0\ntotal +100 +24 +0 +0$/m,
+    );
+    expect(printed).toContain(
+      'Next: scim-bridge sync --wait creates the 20 users and 4 groups unmatched in the source.',
+    );
   });
 
   it('scim-bridge sync --snapshot FILE --link-only --wait: the counts, and no write', async () => {
@@ -121,8 +148,9 @@ describe('link-only onboarding', () => {
       expect(run.code, run.out).toBe(0);
       expect(run.out).toMatch(/^Sync sync-\S+: completed \(link-only\)$/m);
       expect(run.out).toContain('Link-only: nothing was written to the platform');
-      expect(run.out).toMatch(/^ +1 +1 +0 +0$/m);
-      expect(run.out).toContain('Next: scim-bridge sync --wait creates the 1 unmatched in the source.');
+      expect(run.out).toMatch(/^users +1 +1 +0 +0$/m);
+      expect(run.out).toMatch(/^total +1 +1 +0 +0$/m);
+      expect(run.out).toContain('Next: scim-bridge sync --wait creates the 1 user unmatched in the source.');
       expect(writes()).toEqual({});
     } finally {
       rmSync(dir, { recursive: true, force: true });
@@ -211,6 +239,28 @@ describe('link-only onboarding', () => {
     // was linked; the ambiguous one stays parked, the stranger untouched.
     const next = await inputs.directory(snapshot);
     expect(plan(next)).toMatchObject({ users: { create: 1, update: 1, deprovision: 1 } });
+    // Parked by its own ambiguous conflict: counted on its own, not as held by another input.
+    expect(plan(next).ownedElsewhere).toMatchObject({
+      users: 0,
+      groups: 0,
+      refused: { users: 0, groups: 0 },
+      ambiguous: { users: 1, groups: 0 },
+    });
+    expect((await page(next.jobId, 'ownedElsewhere')).items).toEqual([
+      {
+        kind: 'user',
+        id: 'a',
+        action: 'ownedElsewhere',
+        userName: 'ada@example.com',
+        owner: null,
+        refused: 'ambiguous',
+      },
+    ]);
+    const printed = formatSyncResult(next as unknown as CliSyncView);
+    expect(printed).toContain(
+      'Waiting for an admin: 1 identity of the source two platform accounts fit (see scim-bridge conflicts)',
+    );
+    expect(printed).not.toContain('Held by another input');
     await inputs.engine.drain();
     expect(inputs.target.findUserByUserName('cy@example.com')).toBeDefined();
     expect(inputs.target.findUserByUserName('zed@example.com')?.active).toBe(false);
@@ -227,6 +277,27 @@ describe('link-only onboarding', () => {
     const busy = await inputs.admin('post', '/admin/sync').send({ linkOnly: true }).expect(409);
     expect(busy.body.error.message).toContain(other);
     await records.finish(other, 'failed', {});
+  });
+
+  it('leaves nothing pending when a sync removes an identity that has no platform account', async () => {
+    inputs = await startInputs();
+    const [ada, cy] = [directoryUser('a', 'ada@example.com'), directoryUser('c', 'cy@example.com')];
+    inputs.target.insertUser({ ...ada, externalId: 'a' });
+    const pending = async () =>
+      (await inputs.admin('get', '/admin/status').expect(200)).body.pending as number;
+    expect((await inputs.directory({ users: [ada, cy], groups: [] }, { linkOnly: true })).state).toBe(
+      'completed',
+    );
+    expect(await pending()).toBe(0);
+    // cy was never created on the platform: its removal owes no reconcile run, and none is pending.
+    const next = await inputs.directory({ users: [ada], groups: [] });
+    expect(next.state).toBe('completed');
+    expect(plan(next)).toMatchObject({ users: { create: 0, deprovision: 0 } });
+    expect((await trace(inputs, 'users', 'c').expect(200)).body.desired).toBeNull();
+    expect(await pending()).toBe(0);
+    inputs.target.resetStats();
+    await inputs.engine.drain();
+    expect(writes()).toEqual({});
   });
 
   it('is no baseline for SOURCE_SHRINK_LIMIT: a shrunken source after it is still held', async () => {

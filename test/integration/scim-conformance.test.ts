@@ -62,6 +62,43 @@ describe('SCIM conformance', () => {
     ]);
   });
 
+  it('keeps emails[].primary as sent, false included: POST, PUT and PATCH answers agree with later GETs', async () => {
+    const emails = [
+      { value: 'primary-a@example.com', type: 'work', primary: true },
+      { value: 'primary-b@example.com', type: 'home', primary: false },
+      { value: 'primary-c@example.com', type: 'other' },
+    ];
+    const created = await scim
+      .post('/Users', { schemas: [USER_SCHEMA], userName: 'primary@example.com', emails })
+      .expect(201);
+    const id = created.body.id as string;
+    const read = async () => (await scim.get(`/Users/${id}`).expect(200)).body.emails;
+    expect(created.body.emails).toEqual(emails);
+    expect(await read()).toEqual(emails);
+    const patched = await scim
+      .patch(`/Users/${id}`, { op: 'replace', path: 'emails[type eq "other"].primary', value: false })
+      .expect(200);
+    const allSaid = [emails[0], emails[1], { ...emails[2], primary: false }];
+    expect(patched.body.emails).toEqual(allSaid);
+    expect(await read()).toEqual(allSaid);
+    const swapped = await scim
+      .patch(`/Users/${id}`, { op: 'replace', path: 'emails[type eq "home"].primary', value: true })
+      .expect(200);
+    const homeFirst = [{ ...emails[0], primary: false }, { ...emails[1], primary: true }, allSaid[2]];
+    expect(swapped.body.emails).toEqual(homeFirst);
+    expect(await read()).toEqual(homeFirst);
+    const unsaid = await scim
+      .patch(`/Users/${id}`, { op: 'remove', path: 'emails[type eq "other"].primary' })
+      .expect(200);
+    expect(unsaid.body.emails[2]).toEqual(emails[2]);
+    expect((await read())[2]).toEqual(emails[2]);
+    const replaced = await scim
+      .put(`/Users/${id}`, { schemas: [USER_SCHEMA], userName: 'primary@example.com', emails })
+      .expect(200);
+    expect(replaced.body.emails).toEqual(emails);
+    expect(await read()).toEqual(emails);
+  });
+
   it('keeps members[].display, and drops it with the member', async () => {
     const one = await scim.createUser('member-one@example.com');
     const two = await scim.createUser('member-two@example.com');
@@ -116,7 +153,8 @@ describe('SCIM conformance', () => {
         members: [{ value: inner }],
       }),
       scim.post('/Groups', { displayName: 'Nested', members: [{ value: inner }] }),
-      scim.post('/Groups', { displayName: 'Typed', members: [{ value: 'not-yet-known', type: 'Group' }] }),
+      // `type` is a label (RFC 7643 §4.2): a group's id is a group's whatever it says.
+      scim.post('/Groups', { displayName: 'Typed', members: [{ value: inner, type: 'User' }] }),
     ];
     const answers = await Promise.all(refusals);
     for (const res of answers) {
@@ -129,6 +167,37 @@ describe('SCIM conformance', () => {
     expect(read.body.members).toEqual([expect.objectContaining({ value: user })]);
     const others = await scim.get('/Groups', { filter: 'displayName eq "Nested" or displayName eq "Typed"' });
     expect(others.body.totalResults).toBe(0);
+  });
+
+  it('judges a member by what its value is, not by its type label, and answers with its real type', async () => {
+    const user = await scim.createUser('typed-member@example.com');
+    const other = await scim.createUser('typed-other@example.com');
+    const labelled = [{ value: user, type: 'Group' }];
+    const created = await scim.post('/Groups', { displayName: 'Labelled', members: labelled }).expect(201);
+    const id = created.body.id as string;
+    const asUser = (value: string) => expect.objectContaining({ value, type: 'User' });
+    expect(created.body.members).toEqual([asUser(user)]);
+    const members = async () => (await scim.get(`/Groups/${id}`).expect(200)).body.members;
+    expect(await members()).toEqual([asUser(user)]);
+    await scim
+      .patch(`/Groups/${id}`, { op: 'add', path: 'members', value: [{ value: other, type: 'Group' }] })
+      .expect(204);
+    expect(await members()).toEqual(expect.arrayContaining([asUser(user), asUser(other)]));
+    await scim
+      .put(`/Groups/${id}`, {
+        schemas: [GROUP_SCHEMA],
+        displayName: 'Labelled',
+        members: [{ value: other, type: 'group' }],
+      })
+      .expect(200);
+    expect(await members()).toEqual([asUser(other)]);
+    // An id the bridge does not hold yet is a user still to come, as for other inputs, whatever its label.
+    await scim
+      .post('/Groups', {
+        displayName: 'Labelled later',
+        members: [{ value: 'not-yet-known', type: 'Group' }],
+      })
+      .expect(201);
   });
 
   it('searches across Users and Groups at the root (POST /.search, RFC 7644 §3.4.3)', async () => {

@@ -99,6 +99,31 @@ describe('a snapshot pushed as NDJSON', () => {
     expect((await syncKeys()).filter((key) => key.includes(`${answer.jobId}:`))).toEqual([]);
   }, 120_000);
 
+  it('takes the JSON Lines type (application/jsonl) as NDJSON; a 415 for another names what is taken', async () => {
+    await setUp();
+    const body = line({ options: { dryRun: true } }) + line({ user: user(1) }) + line({ user: user(2) });
+    for (const type of ['application/jsonl', 'application/ndjson', 'application/jsonl; charset=utf-8']) {
+      const started = await api()
+        .post('/admin/sync')
+        .set(auth)
+        .set('Content-Type', type)
+        .send(body)
+        .expect(202);
+      const view = await settled(started.body.jobId as string);
+      expect(view).toMatchObject({ state: 'completed', plan: { users: { create: 2 } } });
+    }
+    const refused = await api().post('/admin/sync').set(auth).set('Content-Type', 'text/plain').send(body);
+    expect(refused.status).toBe(415);
+    expect(refused.body.error.code).toBe('unsupported_media_type');
+    for (const type of [
+      'application/json',
+      'application/x-ndjson',
+      'application/ndjson',
+      'application/jsonl',
+    ])
+      expect(refused.body.error.message).toContain(type);
+  });
+
   it('refuses an invalid line with 400 naming it, and changes nothing', async () => {
     await setUp();
     const first = (await push(line({ user: user(0) })).expect(202)).body.jobId as string;

@@ -11,7 +11,7 @@ export const LINK_LISTS = ['linked', 'unmatchedInSource', 'unmatchedOnPlatform',
 export const LIST_ACTIONS = ['ownedElsewhere', ...LINK_LISTS] as const;
 export type ListAction = (typeof LIST_ACTIONS)[number];
 
-export const REFUSALS = ['same-id', 'account', 'parked'] as const;
+export const REFUSALS = ['same-id', 'account', 'parked', 'ambiguous'] as const;
 
 const PerKind = counts(['users', 'groups']);
 
@@ -23,6 +23,10 @@ export const OwnedElsewhere = z
       .record(text(), PerKind)
       .meta({ description: 'Per owner (scim, events, okta, directory:<name>).' }),
     refused: PerKind,
+    ambiguous: PerKind.optional().meta({
+      description:
+        "The source's identities parked by their own ambiguous conflict (two platform accounts fit them, no other input involved): not planned until an admin links one at /admin/conflicts; not counted in `refused` (absent from the records of older versions, which counted them there).",
+    }),
     sample: z.array(
       z.strictObject({
         kind: identityKind(),
@@ -36,7 +40,7 @@ export const OwnedElsewhere = z
   })
   .meta({
     description:
-      "What a run that reads a source leaves to the other inputs (SPEC §6, Ownership): their desired identities, never deprovisioned, deleted or counted against DEPROVISION_LIMIT; and the source's identities another input holds (`refused`: its id, or the platform account they match — a conflict is recorded). `sample`: the refused ones first, then other inputs' identities, 100 at most (paged at GET /admin/sync/{jobId}/changes?action=ownedElsewhere).",
+      "What a run that reads a source leaves to the other inputs (SPEC §6, Ownership): their desired identities, never deprovisioned, deleted or counted against DEPROVISION_LIMIT; and the source's identities another input holds (`refused`: its id, or the platform account they match — a conflict is recorded), and beside them those parked by their own ambiguous conflict (`ambiguous`). `sample`: the refused and ambiguous ones first (marked by `refused`: `same-id`, `account`, `parked` or `ambiguous`), then other inputs' identities, 100 at most (paged at GET /admin/sync/{jobId}/changes?action=ownedElsewhere).",
   });
 export type OwnedElsewhere = z.infer<typeof OwnedElsewhere>;
 

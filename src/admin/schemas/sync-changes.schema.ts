@@ -33,7 +33,7 @@ export const SyncChange = z.strictObject({
   owner: text().nullable().optional().meta({ description: 'ownedElsewhere: the input that owns it.' }),
   refused: z.enum(REFUSALS).optional().meta({
     description:
-      'ownedElsewhere: a source identity another input holds — its id, its name, externalId or the platform account it matches — or one parked already (a conflict waits).',
+      'ownedElsewhere: a source identity another input holds — its id, its name, externalId or the platform account it matches — or one parked already (a conflict waits); `ambiguous`: parked by its own ambiguous conflict (two platform accounts fit it).',
   }),
   candidates: z
     .array(LinkCandidate)

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { LinkOnly, OwnedElsewhere } from './plan-inputs.schema.js';
+import { LinkCounts, LinkOnly, OwnedElsewhere } from './plan-inputs.schema.js';
 import { answer, count, counts, identityKind, text } from './shapes.js';
 
 /**
@@ -142,6 +142,10 @@ export const SyncSummary = answer(
     unmatchedInSource: linkCount('A link-only run: source identities no account fits.'),
     unmatchedOnPlatform: linkCount('A link-only run: platform accounts left alone.'),
     ambiguous: linkCount('A link-only run: identities two accounts fit (conflict inbox).'),
+    linkOnly: z
+      .strictObject({ users: LinkCounts, groups: LinkCounts })
+      .optional()
+      .meta({ description: 'A link-only run: the counts above per kind, as plan.linkOnly has them.' }),
     requests: z
       .object({ total: count() })
       .catchall(count())

@@ -113,6 +113,9 @@ export type SyncStartBody = z.infer<typeof SyncStartBody>;
 /** The options an NDJSON body's first line may carry: `{"options": {…}}`. */
 export const NdjsonOptions = SyncStartBody.pick({ dryRun: true, allowEmpty: true, linkOnly: true });
 
+/** NDJSON's media types on POST /admin/sync, JSON Lines' (`application/jsonl`, the same format) among them. */
+export const NDJSON_TYPES = ['application/x-ndjson', 'application/ndjson', 'application/jsonl'] as const;
+
 export const SnapshotNdjson = z.string().meta({
   description:
     'One JSON object per line: optionally first {"options": {"dryRun": boolean, "allowEmpty": boolean, "linkOnly": boolean}}, then {"user": {...}} or {"group": {...}} (SPEC §5.4), in any order.',

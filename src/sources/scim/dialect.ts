@@ -1,5 +1,10 @@
-import { parseFilter, type FilterNode } from '../../domain/scim-filter.js';
-import type { PatchPath } from '../../domain/scim-filter.js';
+import {
+  logicalOperands,
+  parseFilter,
+  type AttributePath,
+  type FilterNode,
+  type PatchPath,
+} from '../../domain/scim-filter.js';
 import { isObject, keyOf, type JsonObject } from './scim-json.js';
 import { extensionOf, findAttribute, type AttributeSpec, type ResourceSpec } from './scim-schema.js';
 
@@ -30,7 +35,9 @@ import { extensionOf, findAttribute, type AttributeSpec, type ResourceSpec } fro
  * work e-mail); `remove` with a `value` removes only the listed values (Entra's default member
  * removal); a null value removes the attribute.
  * Filters: Entra's `emails[type eq "work"].value eq "…"` (a value path followed by a sub-attribute,
- * outside the RFC grammar) becomes `emails[type eq "work" and value eq "…"]`.
+ * outside the RFC grammar) becomes `emails[type eq "work" and value eq "…"]`; an unqualified
+ * attribute naming no core attribute but one of an extension is that one, as in PATCH paths (Entra
+ * checks a manager with `id eq "…" and manager eq "…"`: the enterprise extension's, qualifyFilter).
  */
 
 const BOOLEAN_TEXT = /^\s*(true|false)\s*$/i;
@@ -41,10 +48,6 @@ const URN = /^urn:/i;
 export function normaliseValue(attribute: AttributeSpec, value: unknown, element = false): unknown {
   if (attribute.multiValued && !element) {
     return Array.isArray(value) ? value.map((item) => normaliseValue(attribute, item, true)) : value;
-  }
-  // A list of one where a single complex value belongs (Entra's legacy manager: `[{"value": id}]`).
-  if (attribute.type === 'complex' && Array.isArray(value) && value.length === 1) {
-    return normaliseValue(attribute, value[0], element);
   }
   if (attribute.type === 'boolean' && typeof value === 'string') {
     const match = BOOLEAN_TEXT.exec(value);
@@ -62,6 +65,17 @@ export function normaliseValue(attribute: AttributeSpec, value: unknown, element
     out[key] = sub ? normaliseValue(sub, item) : item;
   }
   return out;
+}
+
+/**
+ * The value of Entra's legacy `"path": "manager"` (an unqualified path that qualifyPath gave to an
+ * extension): a list of one `{"value": id}` there is the single value it holds. Nowhere else: a
+ * list where the schema says a single complex value (`name`, `manager`) is a type error, a 400
+ * invalidValue naming the attribute (resource-coerce.ts).
+ */
+export function legacyPathValue(attribute: AttributeSpec, value: unknown): unknown {
+  const single = attribute.type === 'complex' && !attribute.multiValued;
+  return single && Array.isArray(value) && value.length === 1 ? (value as unknown[])[0] : value;
 }
 
 /**
@@ -153,15 +167,39 @@ export function pathTarget(
 /**
  * An unqualified path that names no core attribute but an attribute of exactly one extension, as
  * that extension's attribute (RFC 7644 §3.10 qualifies extension attributes with their URN; Entra's
- * legacy `manager` does not). Any other path is returned as it is.
+ * legacy `manager` path and its manager filter do not). Any other path is returned as it is.
  */
-export function qualifyPath(spec: ResourceSpec, path: PatchPath): PatchPath {
+export function qualifyPath<P extends AttributePath>(spec: ResourceSpec, path: P): P {
   if (path.schema !== undefined || findAttribute(spec, path.attribute)) return path;
   const owners = [...spec.extensions.values()].filter((extension) =>
     extension.attributes.has(path.attribute.toLowerCase()),
   );
   const [owner] = owners;
   return owners.length === 1 && owner ? { ...path, schema: owner.id } : path;
+}
+
+/**
+ * A filter whose attribute paths are qualified as `qualifyPath` qualifies PATCH paths: Entra checks
+ * a manager with `id eq "…" and manager eq "…"`, `manager` being the enterprise extension's (its
+ * `value`, as a complex attribute compares, RFC 7644 §3.4.2.2). Paths inside a value filter are
+ * relative to the attribute's values and stay as they are. `and` / `or` chains are walked in loops
+ * (scim-filter-walk.ts): the recursion follows only the filter's nesting, which the parser caps.
+ */
+export function qualifyFilter(spec: ResourceSpec, node: FilterNode): FilterNode {
+  switch (node.kind) {
+    case 'and':
+    case 'or': {
+      const [first, ...rest] = logicalOperands(node, node.kind).map((operand) =>
+        qualifyFilter(spec, operand),
+      );
+      const kind = node.kind;
+      return rest.reduce<FilterNode>((left, right) => ({ kind, left, right }), first ?? node);
+    }
+    case 'not':
+      return { ...node, filter: qualifyFilter(spec, node.filter) };
+    default:
+      return { ...node, path: qualifyPath(spec, node.path) };
+  }
 }
 
 /** Capitalised ops (Entra without aadOptscim062020): `"Replace"` is `replace`. */

@@ -138,7 +138,7 @@ function foldOperation(membership: Membership, operation: PatchOperation): void 
     if (!clears) membership.add(memberValues(operation.value, context) ?? []);
   } else if (clears) {
     if (operation.op === 'remove' && operation.value !== undefined && operation.value !== null) {
-      const removed = memberValues(operation.value, context, 'remove') ?? [];
+      const removed = memberValues(operation.value, context) ?? [];
       membership.remove(removed.map((member) => member.id));
     } else {
       membership.replace([]);

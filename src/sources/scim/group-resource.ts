@@ -59,14 +59,12 @@ export function groupFromScim(
 
 /**
  * The members of a `members` value (each `{"value": id}`, with `display` and `type` optional);
- * undefined when the attribute is absent. A value that is no possible id is a 400 naming it, and so
- * is one to add whose `type` says Group.
+ * undefined when the attribute is absent. A value that is no possible id is a 400 naming it. `type`
+ * is a label (RFC 7643 §4.2, §8.7.1: the client may send it, the server answers with the real
+ * one): what a member is, user or group, is what its value is in the store (refuseNestedGroups,
+ * group-membership.ts); answers always say `User`.
  */
-export function memberValues(
-  value: unknown,
-  context: string,
-  purpose: 'add' | 'remove' = 'add',
-): MemberValue[] | undefined {
+export function memberValues(value: unknown, context: string): MemberValue[] | undefined {
   if (value === undefined) return undefined;
   if (value === null) return [];
   const items = Array.isArray(value) ? (value as unknown[]) : [value];
@@ -81,9 +79,6 @@ export function memberValues(
         'invalidValue',
         `${context}: members[${index}].value is not a user id the bridge can hold`,
       );
-    }
-    if (purpose === 'add' && typeof item.type === 'string' && item.type.toLowerCase() === 'group') {
-      throw nestedGroup(context, id);
     }
     members.set(id, { id, ...(typeof item.display === 'string' ? { display: item.display } : {}) });
   }

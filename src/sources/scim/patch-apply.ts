@@ -12,7 +12,9 @@ import { extensionOf, findAttribute, type AttributeSpec, type ResourceSpec } fro
  *  - add/replace on a value-filtered path that matches nothing appends a new value built from the
  *    filter's equalities (Entra: `emails[type eq "work"].value` on a user without one);
  *  - remove with a `value` removes only the listed values (Entra's default member removal);
- *  - a null value removes the attribute (RFC 7643 §2.5: null is "unassigned").
+ *  - a null value removes the attribute (RFC 7643 §2.5: null is "unassigned");
+ *  - a value filter on a single-valued complex attribute selects its value when it matches (Entra
+ *    removes a manager with `manager[value eq "…"]`).
  * The result is checked against the schema afterwards (resource-coerce.ts).
  */
 export function applyPatch(
@@ -54,11 +56,11 @@ function locate(spec: ResourceSpec, resource: JsonObject, operation: PatchOperat
     fail(operation, 'invalidPath', `"${attribute.name}" has no sub-attribute "${path.subAttribute}"`);
   }
   if (sub?.readOnly) fail(operation, 'mutability', `"${attribute.name}.${sub.name}" is read-only`);
-  if (path.valueFilter && !attribute.multiValued) {
+  if (path.valueFilter && !attribute.multiValued && attribute.type !== 'complex') {
     fail(
       operation,
       'invalidPath',
-      `a value filter needs a multi-valued attribute, "${attribute.name}" is not`,
+      `a value filter needs a multi-valued or complex attribute, "${attribute.name}" is neither`,
     );
   }
   let container = resource;
@@ -80,7 +82,8 @@ function applyOperation(spec: ResourceSpec, resource: JsonObject, operation: Pat
   if (!target) return;
   const removes = operation.op === 'remove' || operation.value === null;
   const filter = operation.path.valueFilter;
-  if (filter) applyFiltered(spec, target, operation, filter, removes);
+  if (filter && !target.attribute.multiValued) applySingleFiltered(spec, target, operation, filter, removes);
+  else if (filter) applyFiltered(spec, target, operation, filter, removes);
   else if (target.sub) applySub(target, target.sub, operation, removes);
   else applyWhole(spec, target, operation, removes);
   tidy(target.container, target.attribute);
@@ -175,6 +178,27 @@ function applyFiltered(
     container[key] = list;
   }
   keepOnePrimary(container[key] as unknown[], written);
+}
+
+/**
+ * `attr[filter]` and `attr[filter].sub` on a single-valued complex attribute: its value, when the
+ * filter selects it, as the one value of a list (Entra removes a manager with
+ * `manager[value eq "…"]`). A value the filter does not select is not removed; an add or replace
+ * that selects nothing sets the value, as on a multi-valued attribute it appends one.
+ */
+function applySingleFiltered(
+  spec: ResourceSpec,
+  target: Target,
+  operation: PatchOperation,
+  filter: FilterNode,
+  removes: boolean,
+): void {
+  const { container, attribute } = target;
+  container[attribute.name] = asList(container[attribute.name]);
+  applyFiltered(spec, target, operation, filter, removes);
+  const values = asList(container[attribute.name]);
+  if (values.length === 0) delete container[attribute.name];
+  else container[attribute.name] = values[values.length - 1];
 }
 
 function elementValue(operation: PatchOperation, sub: AttributeSpec | undefined): JsonObject {

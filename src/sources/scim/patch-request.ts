@@ -1,5 +1,5 @@
 import { parsePath, type PatchPath } from '../../domain/scim-filter.js';
-import { normaliseOpName, normaliseValue, pathTarget, qualifyPath } from './dialect.js';
+import { legacyPathValue, normaliseOpName, normaliseValue, pathTarget, qualifyPath } from './dialect.js';
 import { PATCH_OP_SCHEMA, type PatchOpName, type PatchOperation } from './patch-operation.js';
 import { invalid } from './scim-errors.js';
 import { isObject, keyOf } from './scim-json.js';
@@ -48,9 +48,11 @@ function parseOperation(spec: ResourceSpec, raw: unknown, index: number): PatchO
     if (op === 'remove') return removeExtension(spec, extension.id, index);
     return pathless(spec, op, { [extension.id]: value }, index);
   }
-  const path = qualifyPath(spec, parsePath(pathText));
+  const parsed = parsePath(pathText);
+  const path = qualifyPath(spec, parsed);
   const target = pathTarget(spec, path);
-  const normalised = target ? normaliseValue(target.attribute, value, target.element) : value;
+  const given = target && path !== parsed ? legacyPathValue(target.attribute, value) : value;
+  const normalised = target ? normaliseValue(target.attribute, given, target.element) : given;
   return [{ op, path, pathText, index, ...(valueKey === undefined ? {} : { value: normalised }) }];
 }
 

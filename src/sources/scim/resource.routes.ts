@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Router, type Request, type Response } from 'express';
 import type { FilterNode } from '../../domain/scim-filter.js';
-import { normaliseResource } from './dialect.js';
+import { normaliseResource, qualifyFilter } from './dialect.js';
 import {
   listRequestFromQuery,
   listRequestFromSearch,
@@ -62,7 +62,8 @@ export async function findResources<R extends StoredResource>(
   projection: Projection,
 ): Promise<{ total: number; resources: JsonObject[] }> {
   const related = wants(projection, rules.related);
-  const { filter, startIndex, count } = request;
+  const { startIndex, count } = request;
+  const filter = request.filter && qualifyFilter(rules.spec, request.filter);
   const page = { ...(filter ? { filter } : {}), startIndex, count, related };
   const result = await search(searchSource(ctx, rules, base), ctx.queries, page);
   const resources = result.records.map((record) => project(rules.toScim(record, base), projection));

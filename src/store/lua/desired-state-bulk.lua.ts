@@ -132,15 +132,22 @@ return out
 
 /**
  * Which identities of a chunk the store would not apply as the sync's input writes them (SPEC §6,
- * Ownership; desired-state-owner.lua.ts): '!' for one parked (its conflict waits for an admin), the
- * owner of another input's identity that holds its lower-cased name or its externalId (its write
- * would be parked), else ''. KEYS [1] P:K:name, [2] P:K:ext. ARGV [1] the owner the sync writes as
- * ('' none: only parked ones are told), [2..3] the family of identity hashes of the kind, then per
- * identity: id, lower-cased name, externalId ('' none).
+ * Ownership; desired-state-owner.lua.ts): '!' for one parked (its conflict waits for an admin) —
+ * '?' when that conflict is its own `ambiguous` one (two platform accounts fit, no other input
+ * involved) —, the owner of another input's identity that holds its lower-cased name or its
+ * externalId (its write would be parked), else ''. KEYS [1] P:K:name, [2] P:K:ext. ARGV [1] the
+ * owner the sync writes as ('' none: only parked ones are told), [2..3] the family of identity
+ * hashes of the kind, [4..5] the family of conflicts, then per identity: id, lower-cased name,
+ * externalId ('' none).
  */
 export const HELD_ELSEWHERE = `
 local names, externalIds = KEYS[1], KEYS[2]
 local scope, stem, suffix = ARGV[1], ARGV[2], ARGV[3]
+local conflictStem, conflictSuffix = ARGV[4], ARGV[5]
+local function parked(pk)
+  if redis.call('HGET', conflictStem .. pk .. conflictSuffix, 'kind') == 'ambiguous' then return '?' end
+  return '!'
+end
 local function foreign(index, value, id)
   if value == '' then return nil end
   local holder = redis.call('HGET', index, value)
@@ -150,10 +157,11 @@ local function foreign(index, value, id)
   return nil
 end
 local out = {}
-for i = 4, #ARGV, 3 do
+for i = 6, #ARGV, 3 do
   local id, name, x = ARGV[i], ARGV[i + 1], ARGV[i + 2]
   local held = ''
-  if redis.call('HGET', stem .. id .. suffix, 'pk') then held = '!'
+  local pk = redis.call('HGET', stem .. id .. suffix, 'pk')
+  if pk then held = parked(pk)
   elseif scope ~= '' then held = foreign(names, name, id) or foreign(externalIds, x, id) or '' end
   out[#out + 1] = held
 end

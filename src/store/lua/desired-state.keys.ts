@@ -32,6 +32,7 @@ export function applyBatchKeys(
       ...conflictListKeys(keys),
       ...perKind('user'),
       ...perKind('group'),
+      batch.forSync ? keys.dirty() : keys.dirtyForSync(),
       ...batch.targets.flatMap(perOp),
       ...batch.eventKeys,
       // Last: the feeder's wake-up (batches that mark P:dirty; a sync enqueues its own jobs).

@@ -15,7 +15,8 @@ import { INDEX_HELPERS } from './identity-index.lua.js';
  *   [1] the marks (P:dirty, or P:dirty:sync for a batch a full sync enqueues itself), [2] P:u:memberof,
  *   [3] P:u:email, [4] P:owners, [5..8] P:conflicts, P:conflicts:ignored, P:conflicts:all,
  *   P:conflicts:kinds, [9..15] P:u:name, P:u:ext, P:u:all, P:u:seq, P:u:pname, P:u:pext,
- *   P:u:own:<owner>, [16..22] the same for groups; then for each op in order its identity's hash,
+ *   P:u:own:<owner>, [16..22] the same for groups, [23] the other marks (P:dirty:sync, or P:dirty
+ *   for a batch a full sync enqueues itself); then for each op in order its identity's hash,
  *   doc, extra and history keys, and for a group op its member set; then the seen-event key of each
  *   id in events.ids.
  * ARGV[1] now (ms), ARGV[2] the batch as JSON, then the families (stem, suffix) the script reaches
@@ -56,6 +57,7 @@ local C = {open = KEYS[5], ignored = KEYS[6], all = KEYS[7], kinds = KEYS[8], fa
 local ops = batch.ops
 local OWNER = batch.owner
 local MARKS, MEMBER_OF, EMAILS, OWNERS = KEYS[1], KEYS[2], KEYS[3], KEYS[4]
+local OTHER_MARKS = KEYS[23]
 local IX = {
   u = {name = KEYS[9], ext = KEYS[10], all = KEYS[11], seq = KEYS[12], pname = KEYS[13], pext = KEYS[14],
     own = KEYS[15]},
@@ -65,7 +67,7 @@ local IX = {
 
 local function letter(op) if op.op == 'upsertUser' or op.op == 'deleteUser' then return 'u' end return 'g' end
 -- Each op's own keys (K.i hash, K.d doc, K.x extra, K.h history, K.m member set), in KEYS order.
-local at = 23
+local at = 24
 for _, op in ipairs(ops) do
   if type(op) == 'table' then
     op.K = {i = KEYS[at], d = KEYS[at + 1], x = KEYS[at + 2], h = KEYS[at + 3]}
@@ -171,12 +173,20 @@ local function upsertIdentity(k, op)
   return 'created'
 end
 
+-- Whether deleting an identity owes a reconcile run: it has a platform account (t) or a create
+-- may have made one (pc), or a run is owed or under way already (a mark; raised, so that a run
+-- that read the identity before the delete does not clear it). Otherwise nothing on the platform
+-- is the bridge's to deprovision (SPEC §6): no mark, nothing left pending.
+local function owesRun(key, t, pc)
+  return t or pc or redis.call('ZSCORE', MARKS, key) or redis.call('ZSCORE', OTHER_MARKS, key)
+end
+
 local function deleteIdentity(k, op)
   if op.elsewhere then return refused(op) end
   if stale(op) then return 'stale' end
   local cur = redis.call('GET', op.K.d)
   if not cur then return 'absent' end
-  local f = redis.call('HMGET', op.K.i, 'ix', 'pk', 'o')
+  local f = redis.call('HMGET', op.K.i, 'ix', 'pk', 'o', 't', 'pc')
   dropEntries(k, op.id, f[3] or OWNER, entries(k, cur, f[1]))
   redis.call('DEL', op.K.d, op.K.x)
   redis.call('HDEL', op.K.i, 'ix', 'cr', 'pk')
@@ -195,7 +205,7 @@ local function deleteIdentity(k, op)
     for _, m in ipairs(redis.call('SMEMBERS', op.K.m)) do removeMember(op.K.m, op.id, m) end
   end
   changed(op)
-  dirty(MARK[k] .. op.id)
+  if owesRun(MARK[k] .. op.id, f[4], f[5]) then dirty(MARK[k] .. op.id) end
   history(op)
   return 'deleted'
 end

@@ -9,18 +9,21 @@ import { h, table } from './dom.js';
  * @param {string} word
  */
 function plural(n, word) {
-  return n + ' ' + word + (n === 1 ? '' : 's');
+  if (n === 1) return n + ' ' + word;
+  return n + ' ' + (word.endsWith('y') ? word.slice(0, -1) + 'ies' : word + 's');
 }
 
 /**
  * The identities the run leaves to other inputs (never deprovisioned, deleted or counted against
- * DEPROVISION_LIMIT by it), by owner, and the source's identities another input holds.
+ * DEPROVISION_LIMIT by it), by owner, the source's identities another input holds, and those
+ * parked by their own ambiguous conflict (two platform accounts fit them).
  *
  * @param {OwnedElsewhere} owned
  */
 export function ownedElsewhereSection(owned) {
   const refused = owned.refused.users + owned.refused.groups;
-  if (owned.users + owned.groups + refused === 0) return null;
+  const ambiguous = owned.ambiguous ? owned.ambiguous.users + owned.ambiguous.groups : 0;
+  if (owned.users + owned.groups + refused + ambiguous === 0) return null;
   const owners = Object.entries(owned.owners).map(function ([owner, c]) {
     return owner + ': ' + plural(c.users, 'user') + ', ' + plural(c.groups, 'group');
   });
@@ -39,6 +42,14 @@ export function ownedElsewhereSection(owned) {
     refused > 0
       ? [
           plural(refused, 'identity') + ' of the source another input holds: see ',
+          h('a', { href: '#/conflicts' }, 'Conflicts'),
+          '. ',
+        ]
+      : null,
+    ambiguous > 0
+      ? [
+          plural(ambiguous, 'identity') +
+            ' of the source two platform accounts fit, waiting for an admin: see ',
           h('a', { href: '#/conflicts' }, 'Conflicts'),
           '.',
         ]
@@ -87,4 +98,28 @@ export function linkOnlySection(link, sync) {
       [row('users', link.users), row('groups', link.groups), row('total', link)],
     ),
   ];
+}
+
+/**
+ * A link-only run in one line, each list by kind: `linked: 100 users; unmatched in the source: 20
+ * users and 4 groups; …` (the list of syncs shows it).
+ *
+ * @param {LinkOnly} link
+ */
+export function linkOutcome(link) {
+  /** @type {[keyof import('../api-types.js').LinkCounts, string][]} */
+  const lists = [
+    ['linked', 'linked'],
+    ['unmatchedInSource', 'unmatched in the source'],
+    ['unmatchedOnPlatform', 'on the platform'],
+    ['ambiguous', 'ambiguous'],
+  ];
+  return lists
+    .map(function ([list, label]) {
+      const parts = [];
+      if (link.users[list] > 0) parts.push(plural(link.users[list], 'user'));
+      if (link.groups[list] > 0) parts.push(plural(link.groups[list], 'group'));
+      return label + ': ' + (parts.length > 0 ? parts.join(' and ') : 'none');
+    })
+    .join('; ');
 }

@@ -5,6 +5,7 @@ import { changesSection } from './changes.js';
 import { syncChart } from './chart.js';
 import { announce, badge, duration, errorBox, fill, h, heading, kv, table, time } from './dom.js';
 import { progressOf, summaryTable } from './overview.js';
+import { linkOutcome } from './plan-inputs.js';
 import { planSection } from './plan.js';
 import { isSettled, liveProgress } from './progress.js';
 
@@ -94,17 +95,7 @@ function outcome(sync) {
   if (!ENDED.includes(sync.state) && sync.state !== 'awaiting-approval') return progressOf(sync);
   if (sync.error) return sync.error.code + ': ' + sync.error.message;
   const link = sync.plan && sync.plan.linkOnly;
-  if (link)
-    return (
-      link.linked +
-      ' linked, ' +
-      link.unmatchedInSource +
-      ' unmatched in the source, ' +
-      link.unmatchedOnPlatform +
-      ' on the platform, ' +
-      link.ambiguous +
-      ' ambiguous'
-    );
+  if (link) return linkOutcome(link);
   if (sync.dryRun && sync.plan) return 'plan: ' + planLine(sync.plan);
   if (sync.summary) {
     const s = sync.summary;

@@ -2,7 +2,7 @@ import { createReadStream } from 'node:fs';
 import { open } from 'node:fs/promises';
 import { BridgeError, isBridgeError } from '../../../domain/errors.js';
 import type { Snapshot } from '../../../domain/identity.js';
-import { feedNdjson, looksLikeNdjson } from '../../../domain/snapshot-ndjson.js';
+import { feedNdjson, looksLikeNdjson, MAX_SNAPSHOT_ITEM_BYTES } from '../../../domain/snapshot-ndjson.js';
 import type { SnapshotSink } from '../../../domain/snapshot-sink.js';
 import { splitLines } from '../../../domain/text-lines.js';
 import { collectSnapshot } from '../collect-snapshot.js';
@@ -18,9 +18,6 @@ import { JsonSyntaxError, readJsonSnapshot } from './json-snapshot-stream.js';
  */
 
 export type SnapshotFileFormat = 'json' | 'ndjson';
-
-/** The longest NDJSON line read: a group of 100,000 members fits. */
-export const MAX_LINE_BYTES = 64 << 20;
 
 export interface FileSourceOptions {
   /** Bytes read at a time (tests make it tiny, so items span chunks). */
@@ -52,7 +49,7 @@ export class FileDirectorySource implements DirectorySource {
         signal,
         ...(this.options.highWaterMark === undefined ? {} : { highWaterMark: this.options.highWaterMark }),
       });
-      if (format === 'ndjson') await feedNdjson(splitLines(chunks, MAX_LINE_BYTES), sink);
+      if (format === 'ndjson') await feedNdjson(splitLines(chunks, MAX_SNAPSHOT_ITEM_BYTES), sink);
       else
         await readJsonSnapshot(chunks, {
           items: (kind, items) => sink.add(kind, items),

@@ -2,6 +2,11 @@
  * The part of a JSON byte stream being scanned (json-snapshot-stream.ts): the current chunk and
  * whatever of the previous ones is still needed (from `mark`, the start of the value being cut
  * out). Positions in messages are absolute: byte offset, line and column of the whole stream.
+ *
+ * A value kept across chunks grows in a buffer of its own whose capacity doubles, so that one item
+ * spanning n chunks costs copies linear in its size (`copiedBytes` counts them), not a copy of
+ * everything kept so far at each chunk; and it may not outgrow `maxKept` bytes (checkKept, after
+ * each chunk: the window then holds at most `maxKept` and a chunk).
  */
 
 export interface StreamPosition {
@@ -26,12 +31,27 @@ export class JsonSyntaxError extends Error {
   }
 }
 
+/** A value kept across chunks outgrew the window's `maxKept` bytes. */
+export class ValueTooLarge extends Error {
+  override readonly name = 'ValueTooLarge';
+
+  constructor(readonly maxBytes: number) {
+    super(`a value larger than ${maxBytes} bytes`);
+  }
+}
+
 export class ByteWindow {
   buf: Buffer = Buffer.alloc(0);
   /** The cursor, in `buf`. */
   at = 0;
   /** The first byte to keep when reading more (-1: nothing before the cursor). */
   mark = -1;
+  /** Bytes copied so far to keep values across chunks. */
+  copiedBytes = 0;
+  /** `buf` is `store` from `start`; the bytes after it are free only when `owned` (not the source's). */
+  private store: Buffer = this.buf;
+  private start = 0;
+  private owned = false;
   /** Absolute offset of buf[0]. */
   private base = 0;
   /** Line of buf[0], and the absolute offset where that line starts. */
@@ -39,7 +59,11 @@ export class ByteWindow {
   private lineStart = 0;
   private ended = false;
 
-  constructor(private readonly source: AsyncIterator<Buffer>) {}
+  constructor(
+    private readonly source: AsyncIterator<Buffer>,
+    /** The most bytes a value being cut out (from `mark`) may take. */
+    private readonly maxKept = Number.POSITIVE_INFINITY,
+  ) {}
 
   /** Appends the next chunk, dropping what is before the mark (or the cursor); false at the end. */
   async more(): Promise<boolean> {
@@ -51,8 +75,43 @@ export class ByteWindow {
     }
     const chunk = Buffer.isBuffer(next.value) ? next.value : Buffer.from(next.value as Uint8Array);
     this.drop(this.mark === -1 ? this.at : Math.min(this.mark, this.at));
-    this.buf = this.buf.length === 0 ? chunk : Buffer.concat([this.buf, chunk]);
+    this.append(chunk);
     return true;
+  }
+
+  /**
+   * Keeps `chunk` after `buf`: in the room left in an owned store, else in a new one of twice
+   * what it must hold (at most `maxKept` and a chunk), so that each kept byte is copied a bounded
+   * number of times. A chunk with nothing kept before it is used as it is, never written to.
+   */
+  private append(chunk: Buffer): void {
+    const kept = this.buf.length;
+    if (kept === 0) {
+      this.store = chunk;
+      this.start = 0;
+      this.owned = false;
+      this.buf = chunk;
+      return;
+    }
+    const needed = kept + chunk.length;
+    const end = this.start + kept;
+    if (!this.owned || end + chunk.length > this.store.length) {
+      const size = Math.max(needed, Math.min(2 * needed, this.maxKept + chunk.length));
+      const store = Buffer.allocUnsafe(size);
+      this.buf.copy(store, 0);
+      this.copiedBytes += kept;
+      this.store = store;
+      this.start = 0;
+      this.owned = true;
+    }
+    chunk.copy(this.store, this.start + kept);
+    this.copiedBytes += chunk.length;
+    this.buf = this.store.subarray(this.start, this.start + needed);
+  }
+
+  /** Refuses a value being cut out (from `mark`) that reaches `upTo` beyond `maxKept` bytes. */
+  checkKept(upTo: number): void {
+    if (this.mark !== -1 && upTo - this.mark > this.maxKept) throw new ValueTooLarge(this.maxKept);
   }
 
   /** The byte at the cursor after whitespace, reading more as needed; undefined at the end. */
@@ -104,6 +163,7 @@ export class ByteWindow {
       this.lineStart = this.base + i + 1;
     }
     this.buf = this.buf.subarray(keep);
+    this.start += keep;
     this.base += keep;
     this.at -= keep;
     if (this.mark !== -1) this.mark -= keep;

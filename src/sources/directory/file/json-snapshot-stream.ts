@@ -1,7 +1,16 @@
+import { BridgeError } from '../../../domain/errors.js';
 import type { SnapshotKind } from '../../../domain/snapshot-ledger.js';
+import { MAX_SNAPSHOT_ITEM_BYTES } from '../../../domain/snapshot-ndjson.js';
 import type { ProblemPath } from '../../../domain/snapshot-problems.js';
 import { SOURCE_BATCH } from '../../../domain/snapshot-sink.js';
-import { ByteWindow, JsonSyntaxError, newScan, scanValue, type ScanState } from './json-byte-window.js';
+import {
+  ByteWindow,
+  JsonSyntaxError,
+  newScan,
+  scanValue,
+  ValueTooLarge,
+  type ScanState,
+} from './json-byte-window.js';
 
 export { JsonSyntaxError } from './json-byte-window.js';
 
@@ -15,7 +24,18 @@ export { JsonSyntaxError } from './json-byte-window.js';
  * element, so malformed JSON is still refused, named by where it was found (`users[3]: …`, or the
  * byte, line and column). A document whose top level is not an object is reported as the problem
  * `snapshot: not an object` when it is JSON (read whole up to 1 MiB: beyond, it is not parsed).
+ *
+ * One item may take MAX_SNAPSHOT_ITEM_BYTES, as one NDJSON line may: a larger one is refused
+ * (`invalid_input`, naming it: `users[3]: larger than … bytes`) before more of it is read. An item
+ * spanning many chunks is gathered with copies linear in its size (json-byte-window.ts).
  */
+
+export interface JsonReadOptions {
+  /** The most bytes one item may take; MAX_SNAPSHOT_ITEM_BYTES by default. */
+  maxItemBytes?: number;
+  /** Filled in as the document is read: the bytes copied to gather items that span chunks. */
+  stats?: { copiedBytes: number };
+}
 
 export interface JsonSnapshotHandler {
   items(kind: SnapshotKind, items: unknown[]): Promise<void>;
@@ -28,8 +48,20 @@ const WHOLE_LIMIT = 1 << 20;
 export async function readJsonSnapshot(
   chunks: AsyncIterable<Buffer>,
   handler: JsonSnapshotHandler,
+  options: JsonReadOptions = {},
 ): Promise<void> {
-  const window = new ByteWindow(chunks[Symbol.asyncIterator]());
+  const window = new ByteWindow(
+    chunks[Symbol.asyncIterator](),
+    options.maxItemBytes ?? MAX_SNAPSHOT_ITEM_BYTES,
+  );
+  try {
+    await readDocument(window, handler);
+  } finally {
+    if (options.stats) options.stats.copiedBytes = window.copiedBytes;
+  }
+}
+
+async function readDocument(window: ByteWindow, handler: JsonSnapshotHandler): Promise<void> {
   await window.skipByteOrderMark();
   const first = await window.peek();
   if (first === undefined) throw window.syntax('the file is empty');
@@ -56,7 +88,7 @@ async function members(window: ByteWindow, onMember: (key: string) => Promise<vo
   if ((await window.peek()) === 0x7d /* } */) return void window.at++;
   for (;;) {
     if ((await window.peek()) !== 0x22 /* " */) throw window.unexpected('a member name');
-    const key = JSON.parse(await cut(window)) as string;
+    const key = JSON.parse(await cut(window, 'snapshot (a member name)')) as string;
     if ((await window.peek()) !== 0x3a /* : */) throw window.unexpected('":"');
     window.at++;
     if ((await window.peek()) === undefined) throw window.unexpected('a value');
@@ -79,7 +111,7 @@ async function elements(window: ByteWindow, kind: SnapshotKind, handler: JsonSna
   for (let index = 0; ; index++) {
     if ((await window.peek()) === undefined) throw window.syntax('the file ends inside an array');
     const start = window.position(window.at);
-    const text = await cut(window);
+    const text = await cut(window, `${kind}[${index}]`);
     try {
       batch.push(JSON.parse(text) as unknown);
     } catch (error) {
@@ -99,11 +131,22 @@ async function elements(window: ByteWindow, kind: SnapshotKind, handler: JsonSna
   if (batch.length > 0) await handler.items(kind, batch);
 }
 
-/** The text of the value at the cursor, which is moved past it. */
-async function cut(window: ByteWindow): Promise<string> {
+/** The text of the value at the cursor (`what` names it), which is moved past it. */
+async function cut(window: ByteWindow, what: string): Promise<string> {
   window.mark = window.at;
-  await scanOver(window, newScan(window.buf[window.at] ?? 0));
+  try {
+    await scanOver(window, newScan(window.buf[window.at] ?? 0));
+  } catch (error) {
+    if (error instanceof ValueTooLarge) throw tooLarge(what, error.maxBytes);
+    throw error;
+  }
   return window.buf.toString('utf8', window.mark, window.at);
+}
+
+/** As an NDJSON line over the same bound is refused (text-lines.ts). */
+function tooLarge(what: string, maxBytes: number): BridgeError {
+  const problem = `${what}: larger than ${maxBytes} bytes, the most one item may take`;
+  return new BridgeError('invalid_input', `The snapshot's ${problem}`, { status: 400, problems: [problem] });
 }
 
 /** Moves past the value at the cursor without keeping it. */
@@ -115,6 +158,7 @@ async function skip(window: ByteWindow): Promise<void> {
 async function scanOver(window: ByteWindow, state: ScanState): Promise<void> {
   for (;;) {
     const end = scanValue(window.buf, window.at, state);
+    window.checkKept(end === -1 ? window.buf.length : end);
     if (end !== -1) {
       window.at = end;
       return;
