@@ -99,7 +99,10 @@ describe('scope and mapping of an LDAP directory', () => {
   }
   const page = async (jobId: string, category: string) =>
     (await http().get(`/admin/sync/${jobId}/preview?category=${category}&limit=100`).set(auth).expect(200))
-      .body as { total: number; items: { id: string; name: string | null; reason?: string; with?: string; changes?: unknown[] }[] };
+      .body as {
+      total: number;
+      items: { id: string; name: string | null; reason?: string; with?: string; changes?: unknown[] }[];
+    };
 
   it('provisions the members of a group, nested ones included, with a userName made from uid', async () => {
     target = await startTarget({ pageCap: 100 });
@@ -109,10 +112,12 @@ describe('scope and mapping of an LDAP directory', () => {
     const view = await sync();
     expect(view.state).toBe('completed');
     await engine.drain();
-    const names = target.users().map((u) => u.userName).sort();
+    const names = target
+      .users()
+      .map((u) => u.userName)
+      .sort();
     expect(names).toEqual(range(1, 20).map((n) => `${person(n)}@corp.example.com`));
-    const members = (cn: string) =>
-      (target.groups().find((g) => g.displayName === cn)?.members ?? []).length;
+    const members = (cn: string) => (target.groups().find((g) => g.displayName === cn)?.members ?? []).length;
     expect([members('eng'), members('platform'), members('all')]).toEqual([20, 10, 20]);
     expect(view.policyFingerprint).toMatch(/^[0-9a-f]{16}$/);
   });
@@ -159,11 +164,33 @@ describe('scope and mapping of an LDAP directory', () => {
       }),
     );
     const leaving = await page(view.jobId, 'leaving');
-    expect(leaving.items.map((i) => i.name).sort()).toEqual(range(21, 50).map((n) => `${person(n)}@example.com`));
+    expect(leaving.items.map((i) => i.name).sort()).toEqual(
+      range(21, 50).map((n) => `${person(n)}@example.com`),
+    );
     // A dry run: nothing but reads reached the platform.
     const sent = target.stats().requests.slice(before);
     expect(sent.filter((r) => r.method !== 'GET')).toEqual([]);
     expect(target.users().length).toBe(PEOPLE);
+  });
+
+  it('leaves out the one user an expression fails on, reported, and completes the run', async () => {
+    target = await startTarget({ pageCap: 100 });
+    const mapping = `  mapping:\n    users:\n      userName: 'uid == "p03" ? values("mail")[1] : mail'\n`;
+    engine = await startBridge(uniquePrefix(), mapping);
+    const view = await sync();
+    expect(view.state).toBe('completed');
+    expect(view.skipped).toEqual({
+      count: 1,
+      sample: [
+        {
+          kind: 'users',
+          label: dnOf(3),
+          reason: 'mapping.users.userName: No such key: index out of bounds, index 1 >= size 1',
+        },
+      ],
+    });
+    await engine.drain();
+    expect(target.users().length).toBe(PEOPLE - 1);
   });
 
   it('holds the next sync with configuration-changed once a scope narrowed by 40% is made active', async () => {
@@ -187,6 +214,7 @@ interface SyncView {
   jobId: string;
   state: string;
   policyFingerprint?: string;
+  skipped?: unknown;
   plan?: { holdReasons?: string[] };
   preview?: {
     counts: Record<string, { users: number; groups: number }>;
