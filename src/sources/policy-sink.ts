@@ -5,7 +5,7 @@ import {
   type PolicyKind,
   type PolicyObserver,
 } from '../domain/identity-policy.js';
-import { evaluationInput, factsOf, itemFacts, type GroupRef } from '../domain/policy-context.js';
+import { evaluationInput, factsOf, groupFacts, itemFacts, type GroupRef } from '../domain/policy-context.js';
 import type { SnapshotKind } from '../domain/snapshot-ledger.js';
 import type { ProblemPath } from '../domain/snapshot-problems.js';
 import type { SnapshotSink } from '../domain/snapshot-sink.js';
@@ -59,7 +59,14 @@ export class PolicySink implements SnapshotSink {
     // An item without an id is the snapshot's to report as it is.
     if (id === undefined) return raw;
     const base = kind === 'groups' ? this.withoutLeftOut(item) : item;
-    const input = evaluationInput(id, factsOf(raw) ?? itemFacts(raw, this.memberships.get(id)));
+    const groups = this.memberships.get(id);
+    const attached = factsOf(raw);
+    const facts = attached
+      ? groups
+        ? { ...attached, ...groupFacts(groups) }
+        : attached
+      : itemFacts(raw, groups);
+    const input = evaluationInput(id, facts);
     const after = applyPolicy(this.policy[kind], kind, base, input);
     const label = origin?.label ?? id;
     if (this.comparison) {
