@@ -3,7 +3,16 @@ import { compilePolicy, DEFAULT_POLICY, type CompiledPolicy } from '../domain/id
 import type { FullRead } from '../domain/input.js';
 import type { FullSyncDeps } from './full-sync.context.js';
 import { PreviewRecorder } from './policy-preview.js';
-import type { RunContext } from './sync-read.js';
+
+/** What a policy read needs of the run (sync-read.ts's RunContext). */
+export interface PolicyRunContext {
+  syncId: string;
+  record: { candidate?: unknown };
+  scope?: string;
+  /** Set here: how the run's scope and mapping differ from those it is compared with. */
+  preview?: PreviewRecorder;
+}
+type RunContext = PolicyRunContext;
 
 /**
  * The scope and mapping a full sync reads its input with (docs/scope-and-mapping.md), recorded on
