@@ -4,6 +4,7 @@ import { secretValues } from './config/mask-config.js';
 import type { Config } from './config/schema.js';
 import { buildApp } from './app.js';
 import { directorySettingProblems } from './sources/directory/create-directory-source.js';
+import { policyProblems } from './sources/input-policies.js';
 import { createInputs } from './sources/inputs.js';
 import type { Inputs } from './domain/input.js';
 import { scimDisabledRouter, scimRouter } from './sources/scim/scim-router.js';
@@ -130,7 +131,7 @@ function featureRoutes(
 /** Loads the configuration from the environment; throws `config_invalid` listing every problem. */
 export function configFromEnv(env: NodeJS.ProcessEnv = process.env): Config {
   const config = loadConfig(env);
-  const problems = directorySettingProblems(config.directory);
+  const problems = [...directorySettingProblems(config.directory), ...policyProblems(config)];
   if (problems.length > 0) throw configError(problems);
   return config;
 }

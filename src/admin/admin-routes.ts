@@ -24,6 +24,7 @@ import { adminQueuesRouter } from './queues.router.js';
 import { adminStatusRouter } from './status.router.js';
 import { adminSyncRouter } from './sync.router.js';
 import { adminSyncChangesRouter } from './sync-changes.router.js';
+import { adminSyncPreviewRouter } from './sync-preview.router.js';
 import { adminSyncEventsRouter } from './sync-events.router.js';
 import { adminUiRouter } from './ui/admin-ui.router.js';
 
@@ -97,6 +98,7 @@ export function adminRouters(deps: AdminDeps): Router[] {
     }),
     adminOpenApiRouter(),
     adminSyncChangesRouter({ syncs: deps.syncs, names }),
+    adminSyncPreviewRouter({ syncs: deps.syncs }),
     adminSyncEventsRouter({ syncs: deps.syncs }),
     adminPlatformCopyRouter({
       traces,

@@ -1,4 +1,5 @@
 import { SyncChanges, SyncChangesQuery } from './schemas/sync-changes.schema.js';
+import { SyncPreviewPage, SyncPreviewQuery } from './schemas/sync-preview.schema.js';
 import {
   NDJSON_TYPES,
   SnapshotNdjson,
@@ -68,6 +69,23 @@ export const SYNC_PATHS: readonly AdminOperation[] = [
     '/admin/sync/{jobId}/cancel',
     'Cancel a queued, running or held sync (writes already sent stay; a held sync has applied nothing and never will)',
   ),
+  {
+    method: 'get',
+    path: '/admin/sync/{jobId}/preview',
+    operationId: 'listSyncPreview',
+    summary:
+      'A page of what a scope and mapping change does, by name: identities entering or leaving the scope, changed, unmappable, colliding',
+    description:
+      "For a preview (POST /admin/sync with `dryRun` and `candidate`) or a sync whose configuration changed since its input's last applied sync. `changed` entries list each attribute before → after; `unmappable` ones say why; `collisions` name the identity that has the name first. The record keeps the first 500 of each category: `recorded` of the `total`.",
+    params: SyncParams,
+    query: SyncPreviewQuery,
+    answers: {
+      '200': ok('A page of the preview', SyncPreviewPage),
+      '400': error('Invalid query'),
+      '404': noSync,
+      ...guarded,
+    },
+  },
   {
     method: 'get',
     path: '/admin/sync/{jobId}/changes',

@@ -1,6 +1,7 @@
 import { Router, type Request } from 'express';
 import { BridgeError } from '../domain/errors.js';
 import { feedSnapshot } from '../domain/snapshot.js';
+import { compilePolicy } from '../domain/identity-policy.js';
 import type { planReport, summarise } from '../sync/sync-report.js';
 import type { SyncService } from '../sync/sync.service.js';
 import type { SyncRecord } from '../store/sync-record.store.js';
@@ -51,7 +52,15 @@ export function syncView(record: SyncRecord): SyncView {
     ...(record.cancelRequested && record.state === 'running' ? { cancelRequested: true } : {}),
     ...(record.allowEmpty ? { allowEmpty: true } : {}),
     ...(record.linkOnly ? { linkOnly: true } : {}),
+    ...(record.policy ? { policyFingerprint: record.policy.fingerprint } : {}),
+    ...(record.preview ? { preview: previewSummary(record.preview) } : {}),
+    ...(record.skipped ? { skipped: record.skipped as SyncView['skipped'] } : {}),
   };
+}
+
+function previewSummary(preview: Record<string, unknown>): SyncView['preview'] {
+  const { before, after, counts, renames } = preview;
+  return { before, after, counts, renames } as SyncView['preview'];
 }
 
 /**
@@ -118,8 +127,28 @@ export function adminSyncRouter(deps: AdminSyncDeps): Router {
 }
 
 function startOptions(body: SyncStartBody) {
-  const { dryRun = false, allowEmpty = false, linkOnly = false, input } = body;
-  return { dryRun, allowEmpty, linkOnly, ...(input === undefined ? {} : { input }) };
+  const { dryRun = false, allowEmpty = false, linkOnly = false, input, candidate } = body;
+  if (candidate !== undefined) checkCandidate(candidate, dryRun, body.snapshot !== undefined);
+  return {
+    dryRun,
+    allowEmpty,
+    linkOnly,
+    ...(input === undefined ? {} : { input }),
+    ...(candidate === undefined ? {} : { candidate }),
+  };
+}
+
+/** A candidate is previewed only (a dry run of an input's source), and must compile. */
+function checkCandidate(candidate: unknown, dryRun: boolean, snapshot: boolean): void {
+  if (!dryRun || snapshot) {
+    throw new BridgeError('invalid_input', 'candidate: previewed only, with dryRun: true and no snapshot', {
+      problems: ['candidate: only with dryRun: true and without a snapshot'],
+    });
+  }
+  const { problems } = compilePolicy(candidate, 'candidate');
+  if (problems.length > 0) {
+    throw new BridgeError('invalid_input', 'The candidate scope and mapping do not compile', { problems });
+  }
 }
 
 function parseStart(req: Request): SyncStartBody {

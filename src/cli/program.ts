@@ -10,6 +10,7 @@ import { demoCommand } from './demo.command.js';
 import { referenceTargetCommand, type ReferenceTargetCommandOptions } from './reference-target.command.js';
 import { statusCommand } from './status.command.js';
 import { syncCommand, type SyncCommandOptions } from './sync.command.js';
+import { previewCommand, type PreviewCommandOptions } from './preview.command.js';
 import { runRole, type Role } from '../main.js';
 
 /**
@@ -40,6 +41,13 @@ export function buildProgram(): Command {
     )
     .option('--url <url>', "the bridge's base URL", undefined)
     .action(cliAction('sync', (options: SyncCommandOptions) => syncCommand(options)));
+  program
+    .command('preview')
+    .description('plan a sync with a candidate scope and mapping (a YAML or JSON file); write nothing')
+    .requiredOption('--candidate <file>', 'the candidate: {scope: …, mapping: …}, as under directory:')
+    .option('--input <name>', 'the input to read in full (okta, directory:<name>); default the directory')
+    .option('--url <url>', "the bridge's base URL", undefined)
+    .action(cliAction('preview', (options: PreviewCommandOptions) => previewCommand(options)));
   addOperatingCommands(program);
   addToolCommands(program);
   return program;

@@ -72,6 +72,11 @@ export function heldLines(jobId: string, plan: PlanView): string[] {
         `(SOURCE_SHRINK_LIMIT ${source.shrinkLimitPercent}%)`,
     );
   }
+  if (reasons.includes('configuration-changed')) {
+    lines.push(
+      `  - configuration changed: the input's scope or mapping differs from its last applied sync, and it would remove or rename more users than DEPROVISION_LIMIT (GET /admin/sync/${jobId}/preview shows the difference)`,
+    );
+  }
   lines.push(
     `Approve: POST /admin/sync/${jobId}/approve (plans again against the platform and applies the whole sync).`,
     `Cancel:  POST /admin/sync/${jobId}/cancel (applies none of it).`,

@@ -1,6 +1,7 @@
 import { CronExpressionParser } from 'cron-parser';
 import { z } from 'zod';
 import { DIRECTORY_NAME_PATTERN } from '../domain/desired-change.js';
+import { policySchema } from '../domain/identity-policy.js';
 import { publicUrlSchema, trustProxySchema } from './http-settings.js';
 import { inboundSecretProblem, targetTokenProblem } from './secret-lines.js';
 
@@ -96,6 +97,9 @@ const ldapSchema = z.object({
   accesslogBase: z.string().min(1, 'empty'),
 });
 
+/** An input's scope and mapping (docs/scope-and-mapping.md): compiled by its input at start-up. */
+const policyShape = { scope: policySchema.shape.scope, mapping: policySchema.shape.mapping };
+
 export const configSchema = z
   .object({
     http: z.object({
@@ -133,6 +137,7 @@ export const configSchema = z
       metricsToken: z.string(),
     }),
     okta: z.object({
+      ...policyShape,
       orgUrl: optionalUrl(['https', 'http']),
       apiToken: z.string(),
       // How often the System Log is read for events the hooks missed (0: never).
@@ -149,6 +154,7 @@ export const configSchema = z
       lockSeconds: int(1, 600),
     }),
     directory: z.object({
+      ...policyShape,
       source: z.enum(['none', 'file', 'ldap', 'scim'], { error: 'not a known source' }),
       // The directory's owner name (directory:<name>): what its identities belong to (SPEC §6).
       name: z.string().regex(DIRECTORY_NAME_PATTERN, 'not a directory name'),

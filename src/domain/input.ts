@@ -1,4 +1,5 @@
 import type { DesiredChange, Owner } from './desired-change.js';
+import type { CompiledPolicy, PolicyObserver } from './identity-policy.js';
 import type { ReadOptions, SnapshotSource } from './snapshot-sink.js';
 
 /**
@@ -35,6 +36,17 @@ export interface PushCapability {
 /** A source a full sync reads in full, and the name its records keep (`ldap`, `file`, `okta`…). */
 export interface FullRead extends SnapshotSource {
   readonly sourceName: string;
+  /** The scope and mapping it reads with (docs/scope-and-mapping.md), when it has them. */
+  readonly policy?: PolicyCapability;
+}
+
+/** An input's scope and mapping, and its read under another one beside it (previews, changes). */
+export interface PolicyCapability {
+  /** The settings prefix that names its expressions in problems (`directory`, `okta`). */
+  readonly setting: string;
+  readonly active: CompiledPolicy;
+  /** A read that maps by `after` and tells the observer how `before` mapped each identity. */
+  compared(before: CompiledPolicy, after: CompiledPolicy, observer: PolicyObserver): FullRead;
 }
 
 /**

@@ -25,6 +25,11 @@ export interface SnapshotSink {
    */
   remember(table: string, entries: readonly (readonly [string, string])[]): Promise<void>;
   recall(table: string, keys: readonly string[]): Promise<(string | undefined)[]>;
+  /**
+   * An item left out by its input's scope and mapping because they cannot map it (an expression
+   * failed on it, an empty userName): reported with the sync, never a problem of the snapshot.
+   */
+  skip?(kind: SnapshotKind, label: string, reason: string): void;
 }
 
 export interface ReadOptions {

@@ -8,6 +8,7 @@ import type { RedisClock } from './redis-clock.js';
 import type { RedisClient } from './redis-connection.js';
 import { storeCall } from './redis-errors.js';
 import type { SyncError } from '../domain/sync-error.js';
+import { lastPolicyOf } from './sync-policy.queries.js';
 
 export type SyncState = 'queued' | 'running' | 'awaiting-approval' | 'completed' | 'failed';
 export type SyncPhase =
@@ -46,6 +47,14 @@ export interface SyncRecord {
   staged?: boolean;
   /** Where the source's delta reads continue once this sync is applied: its position as the read began. */
   deltaFrom?: Watermark;
+  /** A preview's candidate scope and mapping (docs/scope-and-mapping.md), as the request gave it. */
+  candidate?: unknown;
+  /** The scope and mapping the sync read its input with: their fingerprint and settings. */
+  policy?: { fingerprint: string; settings: unknown };
+  /** How the sync's scope and mapping differ from the ones compared (a preview, a changed configuration). */
+  preview?: Record<string, unknown>;
+  /** Identities its input's scope and mapping could not map, left out of it: how many, the first few. */
+  skipped?: { count: number; sample: { kind: string; label: string; reason: string }[] };
   /** Outcomes of the reconcile runs the sync waited on: "user:created" → n. */
   outcomes: Record<string, number>;
   /** Requests those runs sent, by method. */
@@ -126,7 +135,11 @@ export class SyncRecordStore {
         | 'sourceUsers'
         | 'staged'
         | 'owner'
-        | 'deltaFrom',
+        | 'deltaFrom'
+        | 'candidate'
+        | 'policy'
+        | 'preview'
+        | 'skipped',
         unknown
       >
     >,
@@ -223,6 +236,11 @@ export class SyncRecordStore {
     return undefined;
   }
 
+  /** The input's last applied scope and mapping (sync-policy.queries.ts). */
+  lastPolicyOf(owner: string, except: string): Promise<SyncRecord['policy'] | null | undefined> {
+    return lastPolicyOf(this.redis, this.keys, owner, except);
+  }
+
   async cancelRequested(syncId: string): Promise<boolean> {
     return (await storeCall(() => this.redis.hget(this.keys.sync(syncId), 'cancel'))) === '1';
   }
@@ -271,6 +289,10 @@ function toRecord(jobId: string, hash: Record<string, string>): SyncRecord {
     ...(hash.sourceUsers ? { sourceUsers: Number(hash.sourceUsers) } : {}),
     ...(hash.staged === '1' ? { staged: true } : {}),
     ...(hash.deltaFrom ? { deltaFrom: json<Watermark>('deltaFrom') } : {}),
+    ...(hash.candidate ? { candidate: json('candidate') } : {}),
+    ...(hash.policy ? { policy: json<SyncRecord['policy']>('policy') } : {}),
+    ...(hash.preview ? { preview: json('preview') } : {}),
+    ...(hash.skipped ? { skipped: json<SyncRecord['skipped']>('skipped') } : {}),
     outcomes: counters('c:'),
     requests: counters('r:'),
     cancelRequested: hash.cancel === '1',

@@ -13,6 +13,7 @@ import { commitSource } from './sync-commit.js';
 import { runStage } from './sync-stage.js';
 import { reconcileOtherGroups } from './other-groups.js';
 import { recordedError } from '../domain/sync-error.js';
+import { configurationChange } from './policy-run.js';
 
 export type { FullSyncDeps, FullSyncSettings, HeldRun } from './full-sync.context.js';
 export { resolveLimit } from './sync-guards.js';
@@ -97,6 +98,7 @@ async function decide(deps: FullSyncDeps, run: RunContext, planned: Planned): Pr
     source: planned.read.source.count,
     deprovision: planned.tally.counts.users.deprovision,
     managedUsers: planned.read.managedUsers,
+    ...withConfigChange(run, planned.tally.counts.users.deprovision),
   });
   // An approved run applies what it finds now: the operator has seen the plan and released it.
   const verdict: Verdict = run.mode.mayHold ? judged : { ...judged, held: false, reasons: [] };
@@ -199,6 +201,11 @@ async function fail(deps: FullSyncDeps, syncId: string, error: unknown): Promise
 /** The input whose identities a run replaces (its record's); none: the desired state is its source. */
 function scopeOf(record: SyncRecord): Owner | undefined {
   return record.owner !== undefined && isOwner(record.owner) ? record.owner : undefined;
+}
+
+function withConfigChange(run: RunContext, deprovision: number) {
+  const configChange = configurationChange(run, deprovision);
+  return configChange ? { configChange } : {};
 }
 
 function stageDeps(deps: FullSyncDeps) {

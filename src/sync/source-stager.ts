@@ -23,6 +23,8 @@ export class SourceStager implements SnapshotSink {
   private readonly read = { users: 0, groups: 0 };
   private readonly inFlight: Promise<void>[] = [];
   private batches = 0;
+  /** Items the input's scope and mapping could not map: how many, and the first few with why. */
+  readonly skipped = { count: 0, sample: [] as { kind: SnapshotKind; label: string; reason: string }[] };
   /** Called once, when the first user is staged (the listing of the platform may then start). */
   onFirstUser: (() => void) | undefined;
 
@@ -69,6 +71,11 @@ export class SourceStager implements SnapshotSink {
 
   problem(path: ProblemPath, reason: string): void {
     this.checker.addProblem(path, reason);
+  }
+
+  skip(kind: SnapshotKind, label: string, reason: string): void {
+    this.skipped.count++;
+    if (this.skipped.sample.length < 100) this.skipped.sample.push({ kind, label, reason });
   }
 
   knownUsers(ids: readonly string[]): Promise<boolean[]> {

@@ -8,7 +8,7 @@ import type { SyncRecordStore } from '../store/sync-record.store.js';
  * run over DEPROVISION_LIMIT or from a source that shrank by more than SOURCE_SHRINK_LIMIT is held.
  */
 
-export type HoldReason = 'deprovision-limit' | 'source-shrink';
+export type HoldReason = 'deprovision-limit' | 'source-shrink' | 'configuration-changed';
 
 /** Where a sync's users come from: what the shrink guard compares like with like. */
 export interface SourceCount {
@@ -73,10 +73,17 @@ export async function judge(
   records: SyncRecordStore,
   syncId: string,
   settings: GuardSettings,
-  run: { source: SourceCount; deprovision: number; managedUsers: number },
+  run: {
+    source: SourceCount;
+    deprovision: number;
+    managedUsers: number;
+    /** The input's scope or mapping changed since its last applied sync: what that removes or renames. */
+    configChange?: { removals: number };
+  },
 ): Promise<Verdict> {
   const limit = resolveLimit(settings.deprovisionLimit, run.managedUsers);
   const reasons: HoldReason[] = run.deprovision > limit ? ['deprovision-limit'] : [];
+  if (run.configChange && run.configChange.removals > limit) reasons.push('configuration-changed');
   const now = run.source.users;
   const { name, owner } = run.source;
   const baseline = now === undefined ? undefined : await records.lastCompletedOf(name, owner, syncId);

@@ -11,6 +11,8 @@ import { progress, type CancelWatch, type FullSyncDeps, type PhaseTimes } from '
 import type { RunMode } from './run-mode.js';
 import { refuseEmptySource, type SourceCount } from './sync-guards.js';
 import { SourceStager } from './source-stager.js';
+import { policyReader } from './policy-run.js';
+import type { PreviewRecorder } from './policy-preview.js';
 
 /** One run of a full sync: what every phase shares. */
 export interface RunContext {
@@ -29,6 +31,8 @@ export interface RunContext {
   times: PhaseTimes;
   cancel: CancelWatch;
   trace: RequestTrace;
+  /** How the run's scope and mapping differ from those it is compared with (policy-run.ts). */
+  preview?: PreviewRecorder;
 }
 
 /** The source a run plans from: its name and user count (the shrink guard's comparison). */
@@ -73,7 +77,8 @@ export async function readAndList(deps: FullSyncDeps, run: RunContext): Promise<
   const refuse = (count: SourceCount) => {
     if (run.mode.refusesEmpty) refuseEmptySource(count, managedUsers, run.record.allowEmpty);
   };
-  const reader = run.scope === undefined ? undefined : deps.readers.get(run.scope);
+  const input = run.scope === undefined ? undefined : deps.readers.get(run.scope);
+  const reader = isStaged(run) || !input ? input : await policyReader(deps, run, input);
   if (isStaged(run) || !reader) {
     const source = isStaged(run) ? await stagedSource(run) : storedSource(run);
     refuse(source.count);
@@ -162,6 +167,7 @@ async function readSource(
   });
   const verdict = await stager.finish();
   if (!verdict.ok) throw sourceInvalid(reader.label, verdict.total, verdict.problems);
+  if (stager.skipped.count > 0) await reportSkipped(deps, run, stager.skipped);
   const count = { name: reader.sourceName, users: verdict.counts.users, ...owned(run) };
   await deps.store.records.update(run.syncId, {
     source: count.name,
@@ -171,6 +177,15 @@ async function readSource(
   gate.refuse(count);
   gate.startListing();
   return { count };
+}
+
+/** Identities the input's scope and mapping could not map: left out of the run, reported with it. */
+async function reportSkipped(deps: FullSyncDeps, run: RunContext, skipped: SourceStager['skipped']) {
+  await deps.store.records.update(run.syncId, { skipped });
+  deps.logger.warn(
+    { syncId: run.syncId, count: skipped.count, examples: skipped.sample.slice(0, 5) },
+    'identities left out: the scope and mapping cannot map them',
+  );
 }
 
 /**

@@ -31,6 +31,8 @@ export interface StartRequest {
    * (SPEC §6); with `dryRun`, only reports what it would link.
    */
   linkOnly?: boolean;
+  /** A preview's candidate scope and mapping (with dryRun), checked by the caller. */
+  candidate?: unknown;
 }
 
 export type StartOptions = Pick<StartRequest, 'input' | 'dryRun' | 'allowEmpty' | 'linkOnly'>;
@@ -92,7 +94,9 @@ export class SyncService {
       linkOnly: request.linkOnly ?? false,
     });
     if (!claim.started && request.linkOnly) throw busy(claim.syncId);
+    if (!claim.started && request.candidate !== undefined) throw busy(claim.syncId);
     if (!claim.started) return { jobId: claim.syncId, started: false };
+    if (request.candidate !== undefined) await this.records.update(syncId, { candidate: request.candidate });
     await this.enqueueRun(syncId);
     await replicated(this.connection);
     return { jobId: syncId, started: true };

@@ -277,6 +277,8 @@ describe('admin API OpenAPI document', () => {
       'ambiguous',
     ])
       await get(`/admin/sync/${linkOnly.body.jobId}/changes?action=${action}`, changes);
+    // A sync without a preview: its preview page is empty.
+    await get(`/admin/sync/${linkOnly.body.jobId}/preview?category=leaving`, '/admin/sync/{jobId}/preview');
 
     // Every route of the table was validated at least once.
     const routes = adminRouteTable(fixture).map((r) => `${r.method} ${openApiPath(r)}`);

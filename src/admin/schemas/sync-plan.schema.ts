@@ -112,7 +112,7 @@ export const SyncPlan = answer(
         description:
           'The guards hold the run (a dry run: would hold it). A held sync applies nothing until approved.',
       }),
-      holdReasons: z.array(z.enum(['deprovision-limit', 'source-shrink'])),
+      holdReasons: z.array(z.enum(['deprovision-limit', 'source-shrink', 'configuration-changed'])),
       approved: z
         .literal(true)
         .optional()

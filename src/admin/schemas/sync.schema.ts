@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { answer, count, request, text, time } from './shapes.js';
 import { SyncPlan, SyncSummary } from './sync-plan.schema.js';
+import { PreviewSummary, SkippedView } from './sync-preview.schema.js';
 
 /** A full reconciliation (SPEC §6) as the admin API takes and shows it: POST/GET /admin/sync…. */
 
@@ -55,6 +56,16 @@ export const SyncView = answer(
     linkOnly: z.literal(true).optional().meta({
       description: 'A link-only run: it records matches as managed and writes nothing to the platform.',
     }),
+    policyFingerprint: text().optional().meta({
+      description: 'The fingerprint of the scope and mapping the sync read its input with.',
+    }),
+    preview: PreviewSummary.optional().meta({
+      description:
+        'A preview (candidate), or a configuration changed since the last applied sync: the difference, counted (identities: GET …/preview).',
+    }),
+    skipped: SkippedView.optional().meta({
+      description: 'Identities the scope and mapping could not map: left out of the sync, with why.',
+    }),
   }),
 );
 export type SyncView = z.infer<typeof SyncView>;
@@ -101,6 +112,10 @@ export const SyncStartBody = request(
     allowEmpty: z.boolean().optional().meta({
       description:
         'The directory really is empty: a source listing no users is not refused (by default it is, with error source_empty, while the bridge manages users).',
+    }),
+    candidate: z.unknown().optional().meta({
+      description:
+        'With dryRun: a candidate scope and mapping ({"scope": {...}, "mapping": {...}}, as directory.scope / directory.mapping) to preview against the input as it is now; writes nothing.',
     }),
     linkOnly: z.boolean().optional().meta({
       description:

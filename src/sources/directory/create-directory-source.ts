@@ -3,6 +3,7 @@ import { BridgeError } from '../../domain/errors.js';
 import type { DirectorySource, DirectorySourceDeps } from './directory-source.js';
 import { FileDirectorySource } from './file/file.source.js';
 import { LdapDirectorySource } from './ldap/ldap.source.js';
+import type { PolicyNeeds } from './ldap/ldap-policy.js';
 import { ScimDirectorySource } from './scim/scim.source.js';
 
 export type { DirectorySource, DirectorySourceDeps, ReadOptions } from './directory-source.js';
@@ -17,6 +18,7 @@ const DEFAULT_SCIM_TIMEOUT_MS = 30_000;
 export function createDirectorySource(
   config: Config['directory'],
   deps: DirectorySourceDeps = {},
+  needs?: PolicyNeeds,
 ): DirectorySource | undefined {
   switch (config.source) {
     case 'none':
@@ -31,7 +33,7 @@ export function createDirectorySource(
         timeoutMs: deps.scimTimeoutMs ?? DEFAULT_SCIM_TIMEOUT_MS,
       });
     case 'ldap':
-      return new LdapDirectorySource(config.ldap, deps.logger);
+      return new LdapDirectorySource(config.ldap, deps.logger, needs);
   }
 }
 

@@ -2,6 +2,7 @@ import type { FullRead } from '../../domain/input.js';
 import { SOURCE_BATCH, type ReadOptions, type SnapshotSink } from '../../domain/snapshot-sink.js';
 import { oktaGroupSchema, oktaUserSchema, type OktaLists } from './okta-api.client.js';
 import { userFromOkta } from './okta-event.changes.js';
+import { attachFacts, itemFacts } from '../../domain/policy-context.js';
 
 /**
  * Okta in full, as a full sync of the `okta` input reads it (SPEC §5.3): Okta's users — the list
@@ -12,14 +13,19 @@ import { userFromOkta } from './okta-event.changes.js';
  * out. Everything is paged, and waits out Okta's rate limits. An item Okta answers in a shape the
  * bridge cannot read goes to the sink as it is, so the sync reports it like any bad item.
  */
-export function oktaFullRead(label: string, open: () => OktaLists & { close(): Promise<void> }): FullRead {
+export function oktaFullRead(
+  label: string,
+  open: () => OktaLists & { close(): Promise<void> },
+  /** Attach each user's Okta attributes (profile, status) for a scope or mapping to read. */
+  facts = false,
+): FullRead {
   return {
     label,
     sourceName: 'okta',
     stream: async (sink, options) => {
       const okta = open();
       try {
-        await streamOkta(okta, sink, options);
+        await streamOkta(okta, sink, options ?? {}, facts);
       } finally {
         await okta.close();
       }
@@ -27,13 +33,20 @@ export function oktaFullRead(label: string, open: () => OktaLists & { close(): P
   };
 }
 
-async function streamOkta(okta: OktaLists, sink: SnapshotSink, options: ReadOptions = {}): Promise<void> {
+async function streamOkta(
+  okta: OktaLists,
+  sink: SnapshotSink,
+  options: ReadOptions,
+  facts: boolean,
+): Promise<void> {
   const pages = options.signal ? { signal: options.signal } : {};
   for await (const page of okta.users(pages)) {
     const users = page.flatMap((raw) => {
       const user = oktaUserSchema.safeParse(raw);
       if (!user.success) return [raw];
-      return user.data.status.toUpperCase() === 'DEPROVISIONED' ? [] : [userFromOkta(user.data)];
+      if (user.data.status.toUpperCase() === 'DEPROVISIONED') return [];
+      const item = userFromOkta(user.data);
+      return [facts ? attachFacts(item, itemFacts(raw)) : item];
     });
     await sink.add('users', users, users.map(origin));
   }

@@ -1,5 +1,9 @@
 import type { Config } from '../../config/schema.js';
-import type { Input } from '../../domain/input.js';
+import type { CompiledPolicy } from '../../domain/identity-policy.js';
+import type { FullRead, Input } from '../../domain/input.js';
+import { activePolicy } from '../input-policies.js';
+import { policyRead } from '../policy-read.js';
+import type { Comparison } from '../policy-sink.js';
 import { pushInput } from '../push-input.js';
 import { OktaApiClient, type OktaDirectory } from './okta-api.client.js';
 import { oktaFullRead } from './okta-full-read.js';
@@ -23,11 +27,21 @@ export function oktaInput(hookSecret: () => string, settings?: Config['okta']): 
       token: () => settings.apiToken,
       timeoutMs: LIST_TIMEOUT_MS,
     });
-  return {
-    ...push,
-    full: oktaFullRead(`Okta's API at ${new URL(settings.orgUrl).origin}`, open),
-    health: () => ({ state: 'ok' }),
-  };
+  const label = `Okta's API at ${new URL(settings.orgUrl).origin}`;
+  const policy = activePolicy(settings, 'okta');
+  // Okta lists groups after users: a scope reading membership reads Okta twice (policy-read.ts).
+  const read = (after: CompiledPolicy, comparison?: Comparison): FullRead => ({
+    ...policyRead(oktaFullRead(label, open, !after.isDefault || comparison !== undefined), after, {
+      membershipPass: true,
+      ...(comparison ? { comparison } : {}),
+    }),
+    policy: {
+      setting: 'okta',
+      active: policy,
+      compared: (before, next, observer) => read(next, { before, observer }),
+    },
+  });
+  return { ...push, full: read(policy), health: () => ({ state: 'ok' }) };
 }
 
 /** Okta's API, when OKTA_ORG_URL and OKTA_API_TOKEN are both set. */

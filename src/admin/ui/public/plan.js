@@ -87,6 +87,10 @@ function heldNotice(plan, sync) {
         source.shrinkLimitPercent +
         '%)',
     );
+  if (reasons.includes('configuration-changed'))
+    why.push(
+      'configuration changed: its scope or mapping removes or renames more users than DEPROVISION_LIMIT',
+    );
   const because = why.join(', and ');
   if (sync.dryRun)
     return h('p', { class: 'error', id: 'held' }, 'A sync would be held, because ' + because + '.');

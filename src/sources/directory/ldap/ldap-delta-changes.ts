@@ -8,6 +8,7 @@ import { escapeFilterValue, allOf, anyOf } from './ldap-filter.js';
 import { GroupGraph } from './ldap-group-graph.js';
 import type { LdapReader } from './ldap-reader.js';
 import type { EntryValues } from './ldap-values.js';
+import { policyGroupChange, policyUserChange, refuseMembershipDelta } from './ldap-delta-policy.js';
 
 /** What a delta read found in the directory, before it becomes desired-state changes. */
 export interface ChangedEntries {
@@ -43,14 +44,22 @@ export async function deltaChanges(
   entries: ChangedEntries,
 ): Promise<DeltaItems> {
   const skipped: DeltaItems['skipped'] = [];
-  const users = entries.users.flatMap((entry) => userChange(entry, scope.mapping, skipped));
+  const { policy } = scope;
+  refuseMembershipDelta(policy, entries.groups.length > 0 || entries.groupDns.length > 0);
+  const users = entries.users.flatMap((entry) =>
+    policy
+      ? policyUserChange(entry, scope.mapping, policy, skipped)
+      : userChange(entry, scope.mapping, skipped),
+  );
   const parents = await containingGroups(reader, scope, [
     ...entries.groupDns,
     ...entries.groups.map((g) => g.dn),
   ]);
   const graph = new GroupGraph(reader, scope);
   const groups = await graph.flattened([...entries.groups, ...parents]);
-  const groupChanges = groups.flatMap(({ entry, item }) => groupChange(entry.dn, item, skipped));
+  const groupChanges = groups.flatMap(({ entry, item }) =>
+    policy ? policyGroupChange(entry, item, policy, skipped) : groupChange(entry.dn, item, skipped),
+  );
   const deletions = entries.gone.flatMap(({ id, kind }): DesiredChange[] => [
     ...(kind !== 'user' ? [{ op: 'deleteGroup' as const, id, signal }] : []),
     ...(kind !== 'group' ? [{ op: 'deleteUser' as const, id, signal }] : []),

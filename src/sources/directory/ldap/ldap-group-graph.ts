@@ -5,6 +5,7 @@ import { allOf, anyOf, escapeFilterValue } from './ldap-filter.js';
 import type { LdapReader } from './ldap-reader.js';
 import type { EntryValues } from './ldap-values.js';
 import { flattenMembers } from './nested-groups.js';
+import { keepsMember } from './ldap-delta-policy.js';
 
 const SEARCH_BATCH = 100;
 
@@ -97,11 +98,13 @@ export class GroupGraph {
 
   private async findUsers(dns: readonly string[]): Promise<void> {
     const { mapping } = this.scope;
-    const attributes = [...mapping.users.id, ...mapping.users.userName];
+    const { policy } = this.scope;
+    const attributes = [...mapping.users.id, ...mapping.users.userName, ...(policy?.users.attributes ?? [])];
     for (const entry of await this.searchByDn(this.scope.userBase, mapping.userFilter, dns, attributes)) {
       const id = entry.first(mapping.users.id)?.values[0];
-      if (id !== undefined && entry.first(mapping.users.userName) !== undefined)
-        this.userIds.set(dnKey(entry.dn), id);
+      const named = policy !== undefined || entry.first(mapping.users.userName) !== undefined;
+      // A member the directory's scope leaves out is no member on the platform either.
+      if (id !== undefined && named && keepsMember(policy, entry, id)) this.userIds.set(dnKey(entry.dn), id);
     }
   }
 

@@ -1,8 +1,10 @@
+import { attachFacts } from '../../../domain/policy-context.js';
 import { SOURCE_BATCH, type SnapshotSink } from '../../../domain/snapshot-sink.js';
 import { dnKey } from './ldap-dn.js';
 import { mapGroup, mapUser, type GroupMap, type MappedGroup, type UserMap } from './ldap-entries.js';
 import type { EntryValues } from './ldap-values.js';
 import { flattenMembers } from './nested-groups.js';
+import { entryFacts, NO_NEEDS, type LdapMemberships, type PolicyNeeds } from './ldap-policy.js';
 
 /** The sink's scratch table of users by DN: the DN's comparison key (ldap-dn.ts) → the user's id. */
 const USERS_BY_DN = 'userdn';
@@ -19,7 +21,10 @@ const RESOLVE_BATCH = 5000;
  * dropped.
  */
 export class LdapSnapshotStream {
-  private readonly groups: { group: MappedGroup; dn: string }[] = [];
+  /** The groups read so far, with their member DNs. */
+  readonly groups: { group: MappedGroup; dn: string }[] = [];
+  /** Each user's groups, when a scope or mapping reads them (the groups are then read first). */
+  memberships: LdapMemberships | undefined;
   /** DNs of entries left out because they have no id or no userName / displayName (the first few). */
   readonly skipped: string[] = [];
   skippedCount = 0;
@@ -30,6 +35,7 @@ export class LdapSnapshotStream {
     private readonly sink: SnapshotSink,
     private readonly userMap: UserMap,
     private readonly groupMap: GroupMap,
+    private readonly needs: PolicyNeeds = NO_NEEDS,
   ) {}
 
   async addUsers(entries: readonly EntryValues[]): Promise<void> {
@@ -37,7 +43,7 @@ export class LdapSnapshotStream {
     const origins: { label: string }[] = [];
     const byDn: [string, string][] = [];
     for (const entry of entries) {
-      const user = mapUser(entry, this.userMap);
+      const user = this.needs.facts ? this.withFacts(entry) : mapUser(entry, this.userMap);
       if (user === undefined) {
         this.skip(entry.dn);
         continue;
@@ -59,6 +65,7 @@ export class LdapSnapshotStream {
       this.skip(entry.dn);
       return undefined;
     }
+    if (this.needs.facts) attachFacts(group.item, entryFacts(entry));
     this.groups.push({ group, dn: entry.dn });
     return group;
   }
@@ -111,6 +118,17 @@ export class LdapSnapshotStream {
       }
       return { users, groups: nested };
     });
+  }
+
+  /**
+   * The user item with the entry's facts for the scope and mapping, which may give a userName the
+   * preset finds none for: only an entry without an id is left out here.
+   */
+  private withFacts(entry: EntryValues): Record<string, unknown> | undefined {
+    const id = entry.first(this.userMap.id)?.values[0];
+    if (id === undefined) return undefined;
+    const user = mapUser(entry, this.userMap) ?? { id };
+    return attachFacts(user, entryFacts(entry, this.memberships?.of(entry.dn)));
   }
 
   private skip(dn: string): void {

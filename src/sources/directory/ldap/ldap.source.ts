@@ -16,6 +16,7 @@ import type { MappedGroup } from './ldap-entries.js';
 import { LdapSnapshotStream } from './ldap-snapshot.js';
 import { binaryAttributeNames, EntryValues } from './ldap-values.js';
 import { collectSnapshot } from '../collect-snapshot.js';
+import { LdapMemberships, NO_NEEDS, type PolicyNeeds } from './ldap-policy.js';
 
 /**
  * The `ldap` directory source (OpenLDAP, Active Directory, any LDAPv3 server): users and groups
@@ -37,6 +38,7 @@ export class LdapDirectorySource implements DirectorySource {
   constructor(
     private readonly settings: LdapSourceSettings,
     private readonly logger?: Logger,
+    private readonly needs: PolicyNeeds = NO_NEEDS,
   ) {
     this.mapping = resolveMapping(settings);
     if (settings.startTls && settings.url.toLowerCase().startsWith('ldaps:')) {
@@ -60,8 +62,9 @@ export class LdapDirectorySource implements DirectorySource {
     signal?.throwIfAborted();
     const client = await openLdapConnection(this.settings);
     try {
-      const stream = new LdapSnapshotStream(sink, this.mapping.users, this.mapping.groups);
-      await this.search(client, 'users', signal, (entries) => stream.addUsers(entries));
+      const stream = new LdapSnapshotStream(sink, this.mapping.users, this.mapping.groups, this.needs);
+      // A scope or mapping that reads group membership needs the groups before the users.
+      if (!this.needs.membership) await this.search(client, 'users', signal, (e) => stream.addUsers(e));
       const ranged: { group: MappedGroup; dn: string }[] = [];
       await this.search(client, 'groups', signal, (entries) => {
         for (const entry of entries) {
@@ -73,6 +76,10 @@ export class LdapDirectorySource implements DirectorySource {
       for (const { group, dn } of ranged) {
         for (const range of group.pendingRanges)
           group.memberDns.push(...(await this.readRest(client, dn, range)));
+      }
+      if (this.needs.membership) {
+        stream.memberships = new LdapMemberships(stream.groups);
+        await this.search(client, 'users', signal, (entries) => stream.addUsers(entries));
       }
       const groups = await stream.finish();
       this.report(stream, groups);
@@ -89,7 +96,7 @@ export class LdapDirectorySource implements DirectorySource {
     onPage: (entries: EntryValues[]) => Promise<void>,
   ): Promise<void> {
     const base = kind === 'users' ? this.settings.userBase : this.settings.groupBase;
-    const attributes = [...new Set(Object.values(this.mapping[kind]).flat())];
+    const attributes = [...new Set([...Object.values(this.mapping[kind]).flat(), ...this.needs[kind]])];
     const request = {
       scope: 'sub' as const,
       filter: kind === 'users' ? this.mapping.userFilter : this.mapping.groupFilter,
