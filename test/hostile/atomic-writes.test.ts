@@ -62,7 +62,7 @@ describe('writes are all or nothing', () => {
     });
     // What the TypeScript side would never send: index entries holding a lone surrogate's escape.
     const poisoned = { ...doc(bad, 'pb-x'), ix: '{"n":"pb\\ud800","e":[]}' };
-    const batch = { owner: 'events', ops: [doc(good, `${good}@example.com`), poisoned] };
+    const batch = { owner: 'events', wake: true, ops: [doc(good, `${good}@example.com`), poisoned] };
     const { keys: scriptKeys, families } = applyBatchKeys(keys, {
       forSync: false,
       owner: 'events',
@@ -83,7 +83,7 @@ describe('writes are all or nothing', () => {
     expect(await stored(good)).toBeUndefined();
     expect(await marked(good)).toBe(false);
     // An event time that is no number failed the script in its third step, after the first op.
-    const badTime = { ops: [doc(good, `${good}@example.com`), { ...doc(bad, 'x'), evt: 'soon' }] };
+    const badTime = { wake: true, ops: [doc(good, `${good}@example.com`), { ...doc(bad, 'x'), evt: 'soon' }] };
     const second = await new LuaScript(APPLY_BATCH).run(store().redis, scriptKeys, [
       Date.now(),
       JSON.stringify(badTime),
