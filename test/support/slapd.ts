@@ -1,6 +1,6 @@
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -58,6 +58,8 @@ export interface Slapd {
 }
 
 export async function startSlapd(options: SlapdOptions): Promise<Slapd> {
+  for (const binary of [SLAPD, SLAPADD])
+    if (!existsSync(binary)) throw new Error(`${binary} is missing: run \`npm run test:setup\` first`);
   const dir = mkdtempSync(join(tmpdir(), 'scim-bridge-slapd-'));
   try {
     const tls = await makeCertificates(dir);
