@@ -204,7 +204,7 @@ export function previewLists(jobId, counts) {
     return c.users + c.groups > 0;
   });
   return [
-    h('h2', null, 'Identities by category'),
+    h('h2', null, 'Identities, by name'),
     shown.length === 0
       ? h(
           'p',

@@ -18,10 +18,16 @@ import { LISTS, previewLists } from './preview-lists.js';
  * configuration changed compares the last applied one with the one in force.
  *
  * @param {SyncView} sync
- * @returns {[string, string]}
+ * @returns {{ before: string; after: string; title: string }}
  */
 function sides(sync) {
-  return sync.candidate ? ['in force', 'candidate'] : ['last applied', 'in force'];
+  return sync.candidate
+    ? { before: 'in force', after: 'candidate', title: 'The candidate beside the configuration in force' }
+    : {
+        before: 'last applied',
+        after: 'in force',
+        title: 'The configuration in force beside the one last applied',
+      };
 }
 
 /** @param {PreviewSummary} preview */
@@ -125,7 +131,7 @@ function expression(value) {
 
 /**
  * @param {PreviewSummary} preview
- * @param {[string, string]} labels
+ * @param {ReturnType<typeof sides>} labels
  */
 function settingsSection(preview, labels) {
   const before = new Map(flatten(preview.before.settings));
@@ -150,13 +156,13 @@ function settingsSection(preview, labels) {
     h('td', null, h('code', { class: 'id' }, preview.after.fingerprint)),
     h('td', null),
   );
-  const head = ['setting', labels[0], labels[1], 'compared'].map((l) => h('th', { scope: 'col' }, l));
+  const head = ['setting', labels.before, labels.after, 'compared'].map((l) => h('th', { scope: 'col' }, l));
   return [
-    h('h2', { id: 'preview-settings' }, 'The ' + labels[1] + ' configuration beside the ' + labels[0]),
+    h('h2', { id: 'preview-settings' }, labels.title),
     h(
       'table',
       { class: 'compare' },
-      h('caption', null, 'Scope and mapping: ' + labels[0] + ' and ' + labels[1]),
+      h('caption', null, 'Scope and mapping: ' + labels.before + ' and ' + labels.after),
       h('thead', null, h('tr', null, head)),
       h('tbody', null, rows, fingerprints),
     ),
