@@ -132,6 +132,13 @@ describe('the Preview view in Chromium, against a known LDAP directory', () => {
       `scope.users (empty: the source's own) ${CANDIDATE.scope.users} differs`,
     );
     await page.screenshot({ path: join(SCREENSHOTS, 'preview.png'), fullPage: true });
+    // The sync's page links back to the preview, which reopens at its own address.
+    const address = page.url();
+    await page.getByRole('link', { name: 'the plan in full' }).click();
+    await page.locator('#sync-state', { hasText: 'completed' }).waitFor();
+    await page.getByRole('link', { name: 'What its candidate scope and mapping change' }).click();
+    await page.locator('#preview-result[data-state="completed"]').waitFor();
+    expect(page.url()).toBe(address);
     // A preview: nothing but reads reached the platform.
     const sent = fixture.target.stats().requests.slice(before);
     expect(sent.filter((r) => r.method !== 'GET')).toEqual([]);
