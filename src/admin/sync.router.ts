@@ -52,6 +52,7 @@ export function syncView(record: SyncRecord): SyncView {
     ...(record.cancelRequested && record.state === 'running' ? { cancelRequested: true } : {}),
     ...(record.allowEmpty ? { allowEmpty: true } : {}),
     ...(record.linkOnly ? { linkOnly: true } : {}),
+    ...(record.candidate !== undefined ? { candidate: true } : {}),
     ...(record.policy ? { policyFingerprint: record.policy.fingerprint } : {}),
     ...(record.preview ? { preview: previewSummary(record.preview) } : {}),
     ...(record.skipped ? { skipped: record.skipped as SyncView['skipped'] } : {}),

@@ -41,6 +41,8 @@ export const PreviewSummary = z.strictObject({
   renames: count().meta({ description: 'Users and groups whose userName / displayName changes.' }),
 });
 
+export type PreviewSummary = z.infer<typeof PreviewSummary>;
+
 export const AttributeChange = z.strictObject({
   attribute: text(),
   before: z.union([z.string(), z.boolean()]).nullable(),
@@ -60,6 +62,8 @@ export const PreviewEntry = z.strictObject({
     .optional()
     .meta({ description: 'collisions: the id of the identity that has the name first.' }),
 });
+
+export type PreviewEntry = z.infer<typeof PreviewEntry>;
 
 export const SyncPreviewQuery = z.strictObject({
   category: z

@@ -56,6 +56,10 @@ export const SyncView = answer(
     linkOnly: z.literal(true).optional().meta({
       description: 'A link-only run: it records matches as managed and writes nothing to the platform.',
     }),
+    candidate: z.literal(true).optional().meta({
+      description:
+        'A preview of a candidate scope and mapping (started with `candidate`): `preview` compares the configuration in force (before) with the candidate (after).',
+    }),
     policyFingerprint: text().optional().meta({
       description: 'The fingerprint of the scope and mapping the sync read its input with.',
     }),

@@ -28,6 +28,11 @@ export type {
   SyncChange as Change,
   SyncChanges as ChangePage,
 } from '../schemas/sync-changes.schema.js';
+export type {
+  PreviewEntry,
+  PreviewSummary,
+  SyncPreviewPage as PreviewPage,
+} from '../schemas/sync-preview.schema.js';
 export type { KindCounts, PlanSource, Removals, SyncPlan, SyncSummary } from '../schemas/sync-plan.schema.js';
 export type {
   SyncList,

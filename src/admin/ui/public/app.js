@@ -6,6 +6,7 @@ import { conflictsView } from './conflicts.js';
 import { failuresView } from './failures.js';
 import { identityView } from './identity.js';
 import { overviewView } from './overview.js';
+import { previewView } from './preview.js';
 import { syncDetailView, syncsView } from './syncs.js';
 
 /** @import { Status } from '../api-types.js' */
@@ -146,6 +147,7 @@ async function route() {
     else if (name === 'syncs') view = await syncsView(main);
     else if (name === 'failures') view = await failuresView(main);
     else if (name === 'conflicts') view = await conflictsView(main);
+    else if (name === 'preview') view = await previewView(main, p[1]);
     else if (name === 'identity') view = await identityView(main, p[1], p.slice(2).join('/'));
     else view = await overviewView(main);
   } catch (error) {

@@ -1,7 +1,7 @@
 // @ts-check
 /** Browser module: a sync's planned changes grouped by action, each named beside its id, paged. */
 import { api, enc } from './api.js';
-import { errorBox, fill, h } from './dom.js';
+import { errorBox, fill, h, pager } from './dom.js';
 
 /** @import { Child } from './dom.js' */
 
@@ -158,7 +158,9 @@ function groupPage(group, page, go) {
     page.items.length === 0
       ? null
       : changeTable(group, page.items, group.title + ': ' + from + '–' + to + ' of ' + page.recorded),
-    page.recorded <= PAGE ? null : pager(group.action, page.offset, to, page.recorded, go),
+    page.recorded <= PAGE
+      ? null
+      : pager({ key: group.action, offset: page.offset, to: to, recorded: page.recorded, size: PAGE }, go),
     unrecorded > 0
       ? h(
           'p',
@@ -203,32 +205,6 @@ function changeTable(group, items, caption) {
         );
       }),
     ),
-  );
-}
-
-/**
- * Previous and Next, a PAGE at a time through what the record lists.
- *
- * @param {Action} action
- * @param {number} offset
- * @param {number} to the last change shown (1-based)
- * @param {number} recorded
- * @param {(offset: number) => () => Promise<void>} go
- */
-function pager(action, offset, to, recorded, go) {
-  /** @param {string} label @param {boolean} disabled @param {number} target @param {string} focus */
-  const button = function (label, disabled, target, focus) {
-    return h(
-      'button',
-      { type: 'button', class: 'secondary', disabled: disabled, onclick: go(target), 'data-focus': focus },
-      label,
-    );
-  };
-  return h(
-    'div',
-    { class: 'row pager' },
-    button('Previous', offset === 0, Math.max(0, offset - PAGE), 'prev-' + action),
-    button('Next', to >= recorded, to, 'next-' + action),
   );
 }
 

@@ -205,3 +205,27 @@ export function announce(message) {
 export function heading(text) {
   return h('h1', { tabindex: '-1' }, text);
 }
+
+/**
+ * Previous and Next through a recorded list, a page at a time.
+ *
+ * @param {{ key: string; offset: number; to: number; recorded: number; size: number }} at
+ *   key names the buttons' focus (prev-key, next-key); to: the last item shown (1-based)
+ * @param {(offset: number) => () => Promise<void>} go
+ */
+export function pager(at, go) {
+  /** @param {string} label @param {boolean} disabled @param {number} target @param {string} focus */
+  const button = function (label, disabled, target, focus) {
+    return h(
+      'button',
+      { type: 'button', class: 'secondary', disabled: disabled, onclick: go(target), 'data-focus': focus },
+      label,
+    );
+  };
+  return h(
+    'div',
+    { class: 'row pager' },
+    button('Previous', at.offset === 0, Math.max(0, at.offset - at.size), 'prev-' + at.key),
+    button('Next', at.to >= at.recorded, at.to, 'next-' + at.key),
+  );
+}

@@ -56,41 +56,55 @@ export function planSection(plan, sync) {
   return out;
 }
 
+/** @type {SyncPlan['holdReasons']} the order the notice names them in */
+const REASONS = ['deprovision-limit', 'source-shrink', 'configuration-changed'];
+
+/**
+ * Why a guard holds the plan, in words: its figures beside the limit it is over.
+ *
+ * @param {SyncPlan} plan
+ * @param {SyncPlan['holdReasons'][number]} reason
+ */
+export function holdReasonText(plan, reason) {
+  const source = plan.source;
+  if (reason === 'deprovision-limit')
+    return (
+      'it deprovisions ' +
+      plan.users.deprovision +
+      ' users, over DEPROVISION_LIMIT ' +
+      (plan.deprovisionLimitSetting || '') +
+      ' (' +
+      plan.deprovisionLimit +
+      ' users here)'
+    );
+  if (reason === 'source-shrink' && source && source.last)
+    return (
+      'its source lists ' +
+      source.users +
+      ' users, ' +
+      source.shrunkByPercent +
+      '% fewer than the ' +
+      source.last.users +
+      ' of its last completed sync (SOURCE_SHRINK_LIMIT ' +
+      source.shrinkLimitPercent +
+      '%)'
+    );
+  if (reason === 'configuration-changed')
+    return 'configuration changed: its scope or mapping removes or renames more users than DEPROVISION_LIMIT';
+  return reason;
+}
+
 /**
  * @param {SyncPlan} plan
  * @param {SyncView} sync
  */
 function heldNotice(plan, sync) {
   const reasons = plan.holdReasons || [];
-  /** @type {string[]} */
-  const why = [];
-  if (reasons.includes('deprovision-limit'))
-    why.push(
-      'it deprovisions ' +
-        plan.users.deprovision +
-        ' users, over DEPROVISION_LIMIT ' +
-        (plan.deprovisionLimitSetting || '') +
-        ' (' +
-        plan.deprovisionLimit +
-        ' users here)',
-    );
-  const source = plan.source;
-  if (reasons.includes('source-shrink') && source && source.last)
-    why.push(
-      'its source lists ' +
-        source.users +
-        ' users, ' +
-        source.shrunkByPercent +
-        '% fewer than the ' +
-        source.last.users +
-        ' of its last completed sync (SOURCE_SHRINK_LIMIT ' +
-        source.shrinkLimitPercent +
-        '%)',
-    );
-  if (reasons.includes('configuration-changed'))
-    why.push(
-      'configuration changed: its scope or mapping removes or renames more users than DEPROVISION_LIMIT',
-    );
+  const why = REASONS.filter(function (reason) {
+    return reasons.includes(reason);
+  }).map(function (reason) {
+    return holdReasonText(plan, reason);
+  });
   const because = why.join(', and ');
   if (sync.dryRun)
     return h('p', { class: 'error', id: 'held' }, 'A sync would be held, because ' + because + '.');

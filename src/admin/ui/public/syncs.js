@@ -244,6 +244,21 @@ function headOf(sync, act) {
     ]),
     sync.cancelRequested ? h('p', null, 'Cancellation requested; the sync stops at its next step.') : null,
     sync.error ? errorBox({ message: sync.error.code + ': ' + sync.error.message }) : null,
+    previewLink(sync),
     actions,
   ];
+}
+
+/**
+ * A sync that compared two scopes and mappings (a preview, or a configuration changed since the
+ * last applied one) links to the Preview view, which shows what differs, identity by identity.
+ *
+ * @param {SyncView} sync
+ */
+function previewLink(sync) {
+  if (!sync.preview) return null;
+  const what = sync.candidate
+    ? 'What its candidate scope and mapping change'
+    : 'What its scope and mapping change since the last applied sync';
+  return h('p', null, h('a', { href: '#/preview/' + enc(sync.jobId), id: 'sync-preview-link' }, what));
 }
