@@ -11,6 +11,8 @@ export interface PullView {
   watermarkKind: string;
 }
 
+const NO_READS = { reads: 0, changes: 0, entriesRead: 0, durationMs: 0 };
+
 /** Reads of its source failed in a row after which an input reports itself failing. */
 const FAILING_AFTER = 3;
 
@@ -25,7 +27,7 @@ export async function inputStatuses(
   const fresh = await freshness.read(all.map((input) => input.owner));
   return all.map((input) => {
     const pull = pulls.find((p) => p.owner === input.owner);
-    const seen = fresh.get(input.owner) ?? { failures: 0, missed: 0 };
+    const seen = fresh.get(input.owner) ?? { failures: 0, missed: 0, totals: NO_READS };
     const health = input.health();
     const failing = health.state === 'ok' && seen.failures >= FAILING_AFTER;
     return {
@@ -40,6 +42,7 @@ export async function inputStatuses(
         : null,
       ...times(seen, pull !== undefined, now),
       lastRead: seen.cost ?? null,
+      reads: seen.totals,
       failures: seen.failures,
       lastError: seen.lastError ? (redact(seen.lastError) as string) : null,
       missedHooks: seen.missed,

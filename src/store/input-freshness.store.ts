@@ -24,6 +24,8 @@ export interface Freshness {
   missed: number;
   /** What the last read cost, when it says: changes it applied, entries it read, how long. */
   cost?: ReadCost;
+  /** What every read that said its cost cost, added up (since the key was made). */
+  totals: ReadCost & { reads: number };
 }
 
 export interface ReadCost {
@@ -61,6 +63,9 @@ export class InputFreshnessStore {
       read.kind,
       read.changeAt === undefined ? '' : Math.round(read.changeAt),
       read.cost === undefined ? '' : JSON.stringify(read.cost),
+      ...(read.cost === undefined
+        ? ['', '', '']
+        : [read.cost.changes, read.cost.entriesRead, Math.round(read.cost.durationMs)]),
     ];
     await storeCall(() => readSucceeded.run(this.redis, [this.keys.inputFreshness(owner)], args));
   }
@@ -98,5 +103,11 @@ function parse(hash: Record<string, string>): Freshness {
     ...(hash.lastError ? { lastError: hash.lastError } : {}),
     missed: Number(hash.missed ?? 0),
     ...(hash.cost ? { cost: JSON.parse(hash.cost) as ReadCost } : {}),
+    totals: {
+      reads: Number(hash.readsTotal ?? 0),
+      changes: Number(hash.changesTotal ?? 0),
+      entriesRead: Number(hash.entriesTotal ?? 0),
+      durationMs: Number(hash.durationTotal ?? 0),
+    },
   };
 }

@@ -156,13 +156,24 @@ describe('delta reads of an OpenLDAP directory (accesslog)', () => {
     expect(target.users()).toHaveLength(PEOPLE + 1);
     // Freshness: the directory says it read its source by delta just now, and how far behind it is.
     const status = (await http().get('/admin/status').set(auth).expect(200)).body as {
-      inputs: { input: string; pull: unknown; lastReadKind: string; lagSeconds: number; state: string }[];
+      inputs: {
+        input: string;
+        pull: unknown;
+        lastReadKind: string;
+        lagSeconds: number;
+        state: string;
+        reads: { reads: number; changes: number; entriesRead: number };
+      }[];
     };
-    expect(status.inputs.find((i) => i.input === 'directory:directory')).toMatchObject({
+    const directory = status.inputs.find((i) => i.input === 'directory:directory');
+    expect(directory).toMatchObject({
       state: 'ok',
       pull: { read: 'delta', everySeconds: DELTA_SECONDS, watermarkKind: 'openldap-accesslog' },
       lastReadKind: 'delta',
     });
+    // The delta reads added up: at least the five changes above, and what they read for them.
+    expect(directory?.reads.changes).toBeGreaterThanOrEqual(5);
+    expect(directory?.reads.entriesRead).toBeGreaterThanOrEqual(directory?.reads.changes ?? 0);
     const metrics = (await http().get('/metrics').expect(200)).text;
     expect(metrics).toMatch(/^scim_bridge_input_lag_seconds\{input="directory:directory"\} \d/m);
     // No listing: a listing of 2,000 users at 100 a page alone is 20 GETs of /Users.

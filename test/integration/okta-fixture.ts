@@ -69,8 +69,11 @@ export async function startOktaBridge(
     stop: () => bridge.close(),
     close: () => engine.close(),
     cursor: () => new OktaLogStore(bridge.store.redis, bridge.store.keys).cursor(),
-    freshness: async () =>
-      (await bridge.store.sync.freshness.read(['okta'])).get('okta') ?? { failures: 0, missed: 0 },
+    freshness: async () => {
+      const fresh = (await bridge.store.sync.freshness.read(['okta'])).get('okta');
+      if (!fresh) throw new Error('the freshness store answered nothing for okta');
+      return fresh;
+    },
     missed: async () => (await bridge.metrics.oktaMissedEvents.get()).values[0]?.value ?? 0,
     sync: async (body) => (await http().post('/admin/sync').set(auth).send(body).expect(202)).body.jobId,
     settled: async (jobId) => {

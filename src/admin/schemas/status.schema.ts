@@ -54,6 +54,12 @@ export const InputStatus = answer(
       .strictObject({ changes: count(), entriesRead: count(), durationMs: z.number().min(0) })
       .nullable()
       .meta({ description: 'What its last delta read cost: the changes it applied, the entries it read.' }),
+    reads: z
+      .strictObject({ reads: count(), changes: count(), entriesRead: count(), durationMs: count() })
+      .meta({
+        description:
+          'Its delta reads added up, across every process, since its state was made: how many, the changes they applied, the entries they read, their time.',
+      }),
     failures: count().meta({ description: 'Reads of its source that failed in a row.' }),
     lastError: text().nullable(),
     missedHooks: count().meta({ description: 'Okta: events the System Log poll saw before any hook.' }),

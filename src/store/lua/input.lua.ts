@@ -6,7 +6,8 @@
 /**
  * A read of an input's source that succeeded. KEYS[1] P:input:fresh:<owner>. ARGV[1] when (ms),
  * [2] how (delta, poll, full), [3] when its newest change happened ('' none), [4] what the read
- * cost (JSON; '' none: the last one is forgotten). Times only grow.
+ * cost (JSON; '' none: the last one is forgotten), [5..7] its changes, entries read and duration
+ * (ms), added to the totals ('' none). Times only grow.
  */
 export const READ_SUCCEEDED = `
 local key = KEYS[1]
@@ -20,6 +21,12 @@ raise('changeAt', ARGV[3])
 redis.call('HSET', key, 'readKind', ARGV[2], 'failures', '0')
 redis.call('HDEL', key, 'lastError')
 if ARGV[4] == '' then redis.call('HDEL', key, 'cost') else redis.call('HSET', key, 'cost', ARGV[4]) end
+if ARGV[5] ~= '' then
+  redis.call('HINCRBY', key, 'readsTotal', 1)
+  redis.call('HINCRBY', key, 'changesTotal', tonumber(ARGV[5]))
+  redis.call('HINCRBY', key, 'entriesTotal', tonumber(ARGV[6]))
+  redis.call('HINCRBY', key, 'durationTotal', tonumber(ARGV[7]))
+end
 return 0
 `;
 
