@@ -83,11 +83,9 @@ const Steps = z.strictObject({
       .optional()
       .meta({ description: 'The desired state it maps to (a group: its members are listed in `members`).' }),
     reason: text().optional(),
-    expressions: z
-      .array(Expression)
-      .meta({
-        description: 'Attributes computed by an expression; the others follow the source’s own rule.',
-      }),
+    expressions: z.array(Expression).meta({
+      description: 'Attributes computed by an expression; the others follow the source’s own rule.',
+    }),
   }),
   members: z
     .strictObject({
