@@ -83,7 +83,10 @@ describe('writes are all or nothing', () => {
     expect(await stored(good)).toBeUndefined();
     expect(await marked(good)).toBe(false);
     // An event time that is no number failed the script in its third step, after the first op.
-    const badTime = { wake: true, ops: [doc(good, `${good}@example.com`), { ...doc(bad, 'x'), evt: 'soon' }] };
+    const badTime = {
+      wake: true,
+      ops: [doc(good, `${good}@example.com`), { ...doc(bad, 'x'), evt: 'soon' }],
+    };
     const second = await new LuaScript(APPLY_BATCH).run(store().redis, scriptKeys, [
       Date.now(),
       JSON.stringify(badTime),
