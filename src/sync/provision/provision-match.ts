@@ -70,7 +70,7 @@ export async function matchOnPlatform(
 
 /** What the bridge knows of an identity it does not look up (out of scope, unmappable). */
 export function matchFromStore(kind: IdentityKind, known: KnownIdentity): MatchStep {
-  const reason = 'not looked up on the platform: the identity is not in scope or not mapped';
+  const reason = 'the identity is not in scope or not mapped';
   if (!known.targetId) return { outcome: 'not-looked-up', managed: false, reason };
   const holds = `the bridge ${known.managed ? 'manages' : 'knows'} platform ${kind} ${known.targetId} for it`;
   return {
