@@ -6,7 +6,8 @@ import { isUnder } from './ldap-context.js';
 import { withLdapReader, type LdapDeltaSettings } from './ldap-delta-session.js';
 import { dnKey } from './ldap-dn.js';
 import { mapGroup, mapUser } from './ldap-entries.js';
-import { allOf, escapeFilterBytes, escapeFilterValue, guidBytes } from './ldap-filter.js';
+import { AndFilter, EqualityFilter, FilterParser, OrFilter, type Filter } from 'ldapts';
+import { guidBytes } from './ldap-filter.js';
 import { GroupGraph } from './ldap-group-graph.js';
 import { entryFacts, LdapMemberships, type PolicyNeeds } from './ldap-policy.js';
 import type { LdapReader } from './ldap-reader.js';
@@ -91,26 +92,31 @@ async function findEntry(
   const byId = idFilter(ids, key);
   if (byId === undefined)
     return { outcome: 'absent', reason: `${key} is neither a DN nor a ${ids.join(' or ')}` };
-  const [entry] = await reader.search(base, allOf(filter, byId), attributes);
+  const both = new AndFilter({ filters: [FilterParser.parseString(filter), byId] });
+  const [entry] = await reader.search(base, both, attributes);
   if (entry) return { outcome: 'found', entry };
   const [other] = await reader.search(base, byId, ['objectClass']);
   if (other) return unmatched(other.dn);
   return { outcome: 'absent', reason: `no entry with ${ids.join(' or ')} ${key} ${where}` };
 }
 
-/** `(attribute=key)` per id attribute; a GUID by its bytes (RFC 4515 §3), none when the key is not one. */
-function idFilter(attributes: readonly string[], key: string): string | undefined {
-  const terms = attributes.flatMap((attribute) => {
+/**
+ * `(attribute=key)` per id attribute, as a Filter object: a GUID goes as its 16 bytes, which a
+ * filter string cannot carry through ldapts (it reads `\xx` escapes as characters, then encodes
+ * them as UTF-8). None when the key cannot be a value of any of them.
+ */
+function idFilter(attributes: readonly string[], key: string): Filter | undefined {
+  const terms = attributes.flatMap((attribute): Filter[] => {
     const lower = attribute.toLowerCase();
     if (GUID_IDS.has(lower)) {
       const bytes = guidBytes(key);
-      return bytes ? [`(${attribute}=${escapeFilterBytes(bytes)})`] : [];
+      return bytes ? [new EqualityFilter({ attribute, value: bytes })] : [];
     }
     if (lower === 'entryuuid' && !UUID.test(key)) return [];
-    return [`(${attribute}=${escapeFilterValue(key)})`];
+    return [new EqualityFilter({ attribute, value: key })];
   });
   if (terms.length <= 1) return terms[0];
-  return `(|${terms.join('')})`;
+  return new OrFilter({ filters: terms });
 }
 
 function attributesOf(mapping: LdapMapping, needs: PolicyNeeds, kind: PolicyKind): string[] {
