@@ -11,39 +11,46 @@ import {
 const SIGNAL: Signal = { source: 'admin', detail: 'provision on demand' };
 const BATCH = 1000;
 const LOOK_EVERY_MS = 100;
-/** Writes after which a reconcile run follows (the others: owned elsewhere, parked). */
-const RUNS: ReadonlySet<WriteStatus> = new Set(['created', 'updated', 'unchanged', 'changed']);
+/** Writes that mark the identity dirty: a reconcile run follows (not: owned elsewhere, parked). */
+const CHANGED: ReadonlySet<WriteStatus> = new Set(['created', 'updated', 'changed']);
 
 interface Written {
   key: IdentityKey;
   write: WriteStatus;
+  /** A reconcile run follows the write (a changed desired state, or one enqueued all the same). */
+  runs: boolean;
 }
 
 /**
  * Applies one identity through the desired state as its input's own, as a delta read writes a
  * change (the source is the truth: `force`), so that ownership, parking and the reconcile
  * pipeline's idempotence hold; a group's member users are written and reconciled first, as a full
- * sync orders them, so that the group is created or patched with all of them at once. An identity
- * whose desired state is unchanged is enqueued all the same: its run checks the platform. Then
- * waits, up to `waitMs`, until every written identity has been reconciled since.
+ * sync orders them, so that the group is created or patched with all of them at once. The
+ * identity itself is reconciled even when its desired state is unchanged (its run checks the
+ * platform); so is a member that has no platform account yet, while a member unchanged and
+ * provisioned is left as it is. Then waits, up to `waitMs`, until each run has ended.
  */
 export async function applyIdentity(
   deps: ProvisionDeps,
   owner: Owner,
   identity:
-    { kind: 'user'; desired: DesiredUser } | { kind: 'group'; desired: DesiredGroup; members: DesiredUser[] },
+    | { kind: 'user'; desired: DesiredUser }
+    | {
+        kind: 'group';
+        desired: DesiredGroup;
+        members: DesiredUser[];
+        /** Members the bridge has a platform account for. */
+        provisioned: ReadonlySet<string>;
+      },
   waitMs: number,
 ): Promise<AppliedStep> {
   const deadline = Date.now() + waitMs;
   const since = deps.store.now();
   const members: Written[] = [];
   if (identity.kind === 'group' && identity.members.length > 0) {
+    const { provisioned } = identity;
     members.push(
-      ...(await write(
-        deps,
-        owner,
-        identity.members.map((user) => upsertUser(user)),
-      )),
+      ...(await write(deps, owner, identity.members.map(upsertUser), (key) => !provisioned.has(key.id))),
     );
     await settle(deps, members, since, deadline);
   }
@@ -51,7 +58,7 @@ export async function applyIdentity(
     identity.kind === 'user'
       ? upsertUser(identity.desired)
       : { op: 'upsertGroup', group: identity.desired, mode: 'force', signal: SIGNAL };
-  const written = [...(await write(deps, owner, [change])), ...members];
+  const written = [...(await write(deps, owner, [change], () => true)), ...members];
   const progress = await settle(deps, written, since, deadline);
   return summarize(written, progress, since, waitMs);
 }
@@ -60,16 +67,24 @@ function upsertUser(user: DesiredUser): DesiredChange {
   return { op: 'upsertUser', user, mode: 'force', signal: SIGNAL };
 }
 
-async function write(deps: ProvisionDeps, owner: Owner, changes: DesiredChange[]): Promise<Written[]> {
+/** Writes the changes; enqueues a run for those the desired state already held that `check` picks. */
+async function write(
+  deps: ProvisionDeps,
+  owner: Owner,
+  changes: readonly DesiredChange[],
+  check: (key: IdentityKey) => boolean,
+): Promise<Written[]> {
   const written: Written[] = [];
   for (let i = 0; i < changes.length; i += BATCH) {
     const batch = changes.slice(i, i + BATCH);
     const result = await deps.store.apply(batch, { owner });
-    batch.forEach((change, n) =>
-      written.push({ key: keyOf(change), write: result.results[n] ?? 'unchanged' }),
-    );
+    batch.forEach((change, n) => {
+      const write = result.results[n] ?? 'unchanged';
+      const key = keyOf(change);
+      written.push({ key, write, runs: CHANGED.has(write) || (write === 'unchanged' && check(key)) });
+    });
   }
-  const unchanged = written.filter((w) => w.write === 'unchanged').map((w) => w.key);
+  const unchanged = written.filter((w) => w.runs && w.write === 'unchanged').map((w) => w.key);
   if (unchanged.length > 0) await deps.store.enqueue(unchanged);
   return written;
 }
@@ -87,11 +102,17 @@ async function settle(
   deadline: number,
 ): Promise<ReconcileProgress[]> {
   const pause = deps.pause ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)));
+  const progress: ReconcileProgress[] = written.map(() => ({ dirty: false }));
+  // The first look reads them all; the next ones only those still waited for.
+  let open = written.map((entry, index) => ({ entry, index }));
   for (;;) {
-    const progress = await deps.store.progress(written.map((w) => w.key));
-    const open = written.filter((w, i) => RUNS.has(w.write) && !reconciled(progress[i], since));
+    const fresh = await deps.store.progress(open.map(({ entry }) => entry.key));
+    open.forEach(({ index }, n) => (progress[index] = fresh[n] ?? { dirty: false }));
+    open = open.filter(({ entry, index }) => entry.runs && !reconciled(progress[index], since));
     if (open.length === 0 || Date.now() >= deadline) return progress;
-    await pause(Math.min(LOOK_EVERY_MS, Math.max(0, deadline - Date.now())));
+    // A large group is looked at less often: one look reads every member still waited for.
+    const every = Math.min(1000, LOOK_EVERY_MS + open.length);
+    await pause(Math.min(every, Math.max(0, deadline - Date.now())));
   }
 }
 
@@ -118,7 +139,7 @@ function summarize(
       reason: 'parked by a conflict between inputs: see GET /admin/conflicts',
       ...shown,
     };
-  if (own && !RUNS.has(own.write))
+  if (own && !own.runs)
     return { state: 'not-applied', reason: notApplied(own.key.kind, own.write), ...shown };
   const failed = identities.find((i) => i.result === 'failed');
   if (failed)
@@ -127,7 +148,7 @@ function summarize(
       reason: `the platform refused ${failed.kind} ${failed.id}: ${failed.error?.message ?? 'see its trace'}`,
       ...shown,
     };
-  const open = written.some((w, i) => RUNS.has(w.write) && !reconciled(progress[i], since));
+  const open = written.some((w, i) => w.runs && !reconciled(progress[i], since));
   if (open)
     return {
       state: 'pending',

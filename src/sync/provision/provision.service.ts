@@ -77,15 +77,14 @@ export class ProvisionService {
         identities: [],
         total: 0,
       };
-    const identity =
-      kind === 'user'
-        ? { kind: 'user' as const, desired: desired as DesiredUser }
-        : {
-            kind: 'group' as const,
-            desired: desired as DesiredGroup,
-            members: explained.members?.users ?? [],
-          };
-    return applyIdentity(this.deps, input.owner, identity, waitMs);
+    if (kind === 'user') {
+      return applyIdentity(this.deps, input.owner, { kind, desired: desired as DesiredUser }, waitMs);
+    }
+    const members = explained.members?.users ?? [];
+    const targets = await this.deps.store.userTargets(members.map((u) => u.id));
+    const provisioned = new Set(members.flatMap((u) => (targets.get(u.id)?.targetId ? [u.id] : [])));
+    const group = { kind, desired: desired as DesiredGroup, members, provisioned };
+    return applyIdentity(this.deps, input.owner, group, waitMs);
   }
 
   /** The platform ids of a group's kept members the bridge knows, shown beside them. */
