@@ -45,7 +45,9 @@ export class ProvisionService {
       ...(match ? { match } : {}),
       ...(members ? { members } : {}),
     });
-    const applied = request.dryRun ? undefined : await this.apply(input, kind, explained, request.waitMs);
+    const applied = request.dryRun
+      ? undefined
+      : await this.apply(input, kind, explained, members?.provisioned ?? new Set(), request.waitMs);
     return {
       input: input.owner,
       kind,
@@ -67,6 +69,7 @@ export class ProvisionService {
     input: ProvisionInput,
     kind: IdentityKind,
     explained: Explained,
+    provisioned: ReadonlySet<string>,
     waitMs: number,
   ): Promise<AppliedStep> {
     const { desired } = explained;
@@ -81,13 +84,11 @@ export class ProvisionService {
       return applyIdentity(this.deps, input.owner, { kind, desired: desired as DesiredUser }, waitMs);
     }
     const members = explained.members?.users ?? [];
-    const targets = await this.deps.store.userTargets(members.map((u) => u.id));
-    const provisioned = new Set(members.flatMap((u) => (targets.get(u.id)?.targetId ? [u.id] : [])));
     const group = { kind, desired: desired as DesiredGroup, members, provisioned };
     return applyIdentity(this.deps, input.owner, group, waitMs);
   }
 
-  /** The platform ids of a group's kept members the bridge knows, shown beside them. */
+  /** The platform ids of a group's kept members the bridge knows (shown beside them), and whose. */
   private async memberTargets(explained: Explained) {
     if (!explained.members) return undefined;
     const ids = explained.members.users.map((u) => u.id);
@@ -96,8 +97,9 @@ export class ProvisionService {
       const targetId = targets.get(item.id)?.targetId;
       if (targetId) item.targetId = targetId;
     }
+    const provisioned = new Set(ids.filter((id) => targets.get(id)?.targetId));
     const targetIds = ids.flatMap((id) => targets.get(id)?.targetId ?? []);
-    return { targetIds, provisionFirst: ids.length - targetIds.length };
+    return { targetIds, provisionFirst: ids.length - targetIds.length, provisioned };
   }
 
   private async notFound(kind: IdentityKind, key: string, reason: string, input: ProvisionInput) {
