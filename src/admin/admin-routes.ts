@@ -20,6 +20,7 @@ import { adminFailuresRouter } from './failures.router.js';
 import { adminIdentitiesRouter } from './identities.router.js';
 import { adminOpenApiRouter } from './openapi.js';
 import { adminPlatformCopyRouter, type PlatformRead } from './platform-copy.router.js';
+import { adminProvisionRouter, type AdminProvisionDeps } from './provision.router.js';
 import { adminQueuesRouter } from './queues.router.js';
 import { adminStatusRouter } from './status.router.js';
 import { adminSyncRouter } from './sync.router.js';
@@ -65,6 +66,8 @@ export interface AdminDeps {
   inputs: () => Promise<InputStatus[]>;
   /** Reads an identity's resource from the platform (the dashboard's platform copy). */
   platform?: PlatformRead;
+  /** Provision on demand: one identity read from its input now, applied alone unless a dry run. */
+  provision?: AdminProvisionDeps['provision'];
 }
 
 /** The routers mounted under /admin (behind the admin token). */
@@ -87,6 +90,10 @@ export function adminRouters(deps: AdminDeps): Router[] {
       redis: deps.redis,
     }),
     adminIdentitiesRouter({ traces, names }),
+    adminProvisionRouter({
+      ...(deps.provision ? { provision: deps.provision } : {}),
+      bodyLimitBytes: config.http.bodyLimitBytes,
+    }),
     adminFailuresRouter({
       failures: stores.failures,
       enqueue: deps.enqueue,

@@ -8,6 +8,7 @@ import {
 import { FailureList, FailureListQuery, FailureRetry, FailureRetryBody } from './schemas/failures.schema.js';
 import { Identity, IdentityParams } from './schemas/identity.schema.js';
 import { PlatformCopy } from './schemas/platform-copy.schema.js';
+import { ProvisionBody, ProvisionParams, ProvisionResult } from './schemas/provision.schema.js';
 import { OpenApiDocument } from './schemas/shapes.js';
 import { Status } from './schemas/status.schema.js';
 import { error, guarded, ok, type AdminOperation } from './openapi-operation.js';
@@ -48,6 +49,25 @@ const IDENTITY_PATHS: AdminOperation[] = [
       '502': error(
         'The platform could not be read (down, refusing the token, too slow): the message says why',
       ),
+      ...guarded,
+    },
+  },
+  {
+    method: 'post',
+    path: '/admin/identities/{kind}/{key}/provision',
+    operationId: 'provisionIdentity',
+    summary:
+      "Provision on demand: read one identity from its input's source now, show each step, apply it alone",
+    description:
+      "Reads the user or group from its input's source by its key, puts it through the input's scope and mapping (a group's members through the user scope), finds its platform account with look-ups only, and says what applying does (create, update with the attributes before → after, none, conflict, or remove-would-happen: the removal the next full sync makes — provisioning on demand never removes). Unless `dryRun`, applies it alone — a group's member users first — through the desired state and the reconcile pipeline, and waits up to `waitSeconds` for the platform to match. A dry run writes nothing and sends the platform look-ups only.",
+    params: ProvisionParams,
+    body: { required: false, content: { 'application/json': ProvisionBody } },
+    answers: {
+      '200': ok('The steps, and what was applied', ProvisionResult),
+      '400': error('Invalid body, or no input (or not the one named) can be read one identity at a time'),
+      '404': error('The source does not hold the identity (nothing changed), or provisioning is not enabled'),
+      '415': error('Body is not JSON'),
+      '502': error('The source or the platform could not be read: the message says why'),
       ...guarded,
     },
   },

@@ -11,6 +11,7 @@ import { referenceTargetCommand, type ReferenceTargetCommandOptions } from './re
 import { statusCommand } from './status.command.js';
 import { syncCommand, type SyncCommandOptions } from './sync.command.js';
 import { previewCommand, type PreviewCommandOptions } from './preview.command.js';
+import { provisionCommand, type ProvisionCommandOptions } from './provision.command.js';
 import { runRole, type Role } from '../main.js';
 
 /**
@@ -48,9 +49,37 @@ export function buildProgram(): Command {
     .option('--input <name>', 'the input to read in full (okta, directory:<name>); default the directory')
     .option('--url <url>', "the bridge's base URL", undefined)
     .action(cliAction('preview', (options: PreviewCommandOptions) => previewCommand(options)));
+  addProvisionCommand(program);
   addOperatingCommands(program);
   addToolCommands(program);
   return program;
+}
+
+/** provision: one identity read from its input now and applied alone, through the admin API. */
+function addProvisionCommand(program: Command): void {
+  program
+    .command('provision')
+    .description(
+      "provision on demand: read one identity from its input's source now, show scope, mapping, match and action, and apply it alone",
+    )
+    .argument('<kind>', 'user or group', parseKind)
+    .argument('<key>', 'its id at the source (LDAP: entryUUID, objectGUID, or its DN; Okta: its id)')
+    .option('--input <name>', 'the input to read it from (okta, directory:<name>); needed when several can')
+    .option('--dry-run', 'show the steps; write nothing (the platform sees look-ups only)')
+    .option(
+      '--wait <seconds>',
+      'how long an apply waits for the platform to match (0 to 120)',
+      parsePositiveInt,
+      20,
+    )
+    .option('--url <url>', "the bridge's base URL (default http://127.0.0.1:$PORT)")
+    .action(
+      cliAction(
+        'provision',
+        (kind: 'user' | 'group', key: string, options: ProvisionCommandOptions & { url?: string }) =>
+          runAdminCommand(options.url, (context) => provisionCommand(context, kind, key, options)),
+      ),
+    );
 }
 
 /** all, serve, worker: a bridge's roles, started from the configuration in the environment. */

@@ -1,6 +1,7 @@
 import type { DesiredChange, Owner } from './desired-change.js';
 import type { CompiledPolicy, PolicyObserver } from './identity-policy.js';
 import type { ReadOptions, SnapshotSource } from './snapshot-sink.js';
+import type { ReadOne } from './source-identity.js';
 
 /**
  * An input: one way identities reach the bridge (SPEC §5), and the owner of the identities it
@@ -38,6 +39,8 @@ export interface FullRead extends SnapshotSource {
   readonly sourceName: string;
   /** The scope and mapping it reads with (docs/scope-and-mapping.md), when it has them. */
   readonly policy?: PolicyCapability;
+  /** One identity read now, by its key (provision on demand), when the source can. */
+  readonly readOne?: ReadOne;
 }
 
 /** An input's scope and mapping, and its read under another one beside it (previews, changes). */

@@ -13,6 +13,7 @@ import { StatusQueries } from '../store/status.queries.js';
 import { SyncHistoryQueries } from '../store/sync-history.queries.js';
 import type { Config } from '../config/schema.js';
 import type { PlatformReader } from './platform-reader.js';
+import { provisionService } from './provision-deps.js';
 import type { StoreSide } from './store-side.js';
 
 /** What the admin feature needs, taken from the HTTP side's store connection. */
@@ -43,6 +44,19 @@ export function adminDeps(
     token,
     redis: () => describeRedis(redis, config.redis),
     inputs: () => inputStatuses(inputs, store.sync.freshness, pulls, store.clock.now()),
-    ...(platform ? { platform: (kind, targetId) => platform.read(kind, targetId) } : {}),
+    ...(platform ? platformFeatures(store, inputs, platform) : {}),
+  };
+}
+
+/** What the admin feature does with the platform: the platform copy, provisioning on demand. */
+function platformFeatures(
+  store: StoreSide,
+  inputs: Inputs,
+  platform: PlatformReader,
+): Pick<AdminDeps, 'platform' | 'provision'> {
+  const provisioning = provisionService(store, inputs, platform);
+  return {
+    platform: (kind, targetId) => platform.read(kind, targetId),
+    provision: (request) => provisioning.provision(request),
   };
 }

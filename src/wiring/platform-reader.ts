@@ -11,6 +11,8 @@ import { createPlatformClient } from './worker-side.js';
 export interface PlatformReader {
   /** The resource with this platform id; undefined when the platform answers 404. */
   read(kind: IdentityKind, targetId: string): Promise<Record<string, unknown> | undefined>;
+  /** The resources that match `attribute eq value` (a look-up: provisioning on demand). */
+  find(kind: IdentityKind, attribute: string, value: string): Promise<Record<string, unknown>[]>;
   close(): Promise<void>;
 }
 
@@ -39,11 +41,15 @@ export function platformReader(
       timeoutSeconds: Math.min(config.target.timeoutSeconds, READ_DEADLINE_MS / 1000),
     },
   };
+  const open = () => (client ??= createPlatformClient(settings, store, metrics, logger, token));
   return {
     read: async (kind, targetId) => {
-      client ??= createPlatformClient(settings, store, metrics, logger, token);
-      const resource = await withDeadline(client.get(kind, targetId), READ_DEADLINE_MS);
+      const resource = await withDeadline(open().get(kind, targetId), READ_DEADLINE_MS);
       return resource as Record<string, unknown> | undefined;
+    },
+    find: async (kind, attribute, value) => {
+      const found = await withDeadline(open().findBy(kind, attribute, value), READ_DEADLINE_MS);
+      return found as unknown as Record<string, unknown>[];
     },
     close: async () => {
       await client?.http.close();

@@ -1,3 +1,6 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 import type { Response } from 'supertest';
@@ -212,6 +215,11 @@ describe('admin API OpenAPI document', () => {
     await get('/admin/identities/users/u-missing', path);
     await get('/admin/identities/robots/u1', path);
     await get('/admin/status', '/admin/status');
+    // Provisioning on demand needs an input read one identity at a time; this bridge has none.
+    const provision = '/admin/identities/{kind}/{key}/provision';
+    await post('/admin/identities/users/u1/provision', provision, { dryRun: true });
+    await post('/admin/identities/users/u1/provision', provision, { dryRun: 'yes' });
+    await post('/admin/identities/robots/u1/provision', provision, {});
 
     // What the dashboard's views read: changes by page, the progress stream, the platform copy.
     const changes = '/admin/sync/{jobId}/changes';
@@ -284,5 +292,31 @@ describe('admin API OpenAPI document', () => {
     const routes = adminRouteTable(fixture).map((r) => `${r.method} ${openApiPath(r)}`);
     expect([...seen].sort()).toEqual(expect.arrayContaining(routes.sort()));
     expect(routes.every((route) => seen.has(route))).toBe(true);
+  });
+  it('describes provisioning on demand from a directory file: the steps, applied, and a key it lacks', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'scim-bridge-openapi-'));
+    const file = join(dir, 'directory.json');
+    writeFileSync(file, JSON.stringify(snapshotOf(3)));
+    const own = await startAdminFixture({ DIRECTORY_SOURCE: 'file', DIRECTORY_FILE: file });
+    try {
+      const path = '/admin/identities/{kind}/{key}/provision';
+      const send = async (url: string, body: object) =>
+        check('post', path, await own.http().post(url).set(auth).send(body));
+      const dry = await send('/admin/identities/users/u1/provision', { dryRun: true });
+      expect(dry.body.steps).toMatchObject({ read: { found: true, id: 'u1' }, action: { action: 'create' } });
+      const real = await send('/admin/identities/groups/g-eng/provision', {});
+      expect(real.body.steps.members).toMatchObject({ total: 2, inScope: 2 });
+      expect(real.body.steps.applied).toMatchObject({ state: 'converged', total: 3 });
+      expect(own.target.groups().map((g) => [g.displayName, g.members?.length])).toEqual([
+        ['Engineering', 2],
+      ]);
+      const missing = await send('/admin/identities/users/u-missing/provision', { dryRun: true });
+      expect(missing.status).toBe(404);
+      expect(missing.body.error.message).toContain('lists no user u-missing');
+      await send('/admin/identities/users/u1/provision', { input: 'okta' });
+    } finally {
+      await own.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

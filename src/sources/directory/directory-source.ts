@@ -1,4 +1,5 @@
 import type { Snapshot } from '../../domain/identity.js';
+import type { ReadOne } from '../../domain/source-identity.js';
 import type { ReadOptions, SnapshotSource } from '../../domain/snapshot-sink.js';
 import type { Logger } from '../../ops/logger.js';
 
@@ -17,6 +18,8 @@ export type { ReadOptions } from '../../domain/snapshot-sink.js';
 export interface DirectorySource extends SnapshotSource {
   readonly kind: 'file' | 'ldap' | 'scim';
   read(options?: ReadOptions): Promise<Snapshot>;
+  /** One identity by its key, read with a few searches; sources without it are read in full for it. */
+  readOne?: ReadOne;
 }
 
 export interface DirectorySourceDeps {

@@ -5,6 +5,8 @@ import type { FullRead, Input } from '../../domain/input.js';
 import { activePolicy } from '../input-policies.js';
 import { policyRead } from '../policy-read.js';
 import type { Comparison } from '../policy-sink.js';
+import { streamedReadOne } from '../read-one-streamed.js';
+import type { ReadOne } from '../../domain/source-identity.js';
 import {
   createDirectorySource,
   type DirectorySource,
@@ -37,6 +39,7 @@ export function directoryInput(config: Config['directory'], deps: DirectorySourc
         active: policy,
         compared: (before, next, observer) => read(next, { before, observer }) as FullRead,
       },
+      readOne: readOneOf(built),
     };
   };
   const full = read(policy);
@@ -47,6 +50,11 @@ export function directoryInput(config: Config['directory'], deps: DirectorySourc
     ...(delta ? { delta } : {}),
     health: () => (source ? { state: 'ok' } : { state: 'disabled', detail: 'DIRECTORY_SOURCE is none' }),
   };
+}
+
+/** LDAP reads one identity with a few searches; a file or an upstream SCIM server is read in full for it. */
+function readOneOf(source: DirectorySource): ReadOne {
+  return source.readOne?.bind(source) ?? streamedReadOne(rawRead(source));
 }
 
 function rawRead(source: DirectorySource): FullRead {

@@ -98,6 +98,12 @@ export class OktaApiClient implements OktaDirectory, OktaLists, OktaLogPages {
     return page && parseAs(oktaUserSchema, page.body, 'user');
   }
 
+  /** The user as Okta answers it, every profile attribute kept (for a scope or mapping to read). */
+  async getUserAsIs(id: string): Promise<unknown> {
+    const page = await this.http.get(`api/v1/users/${encodeURIComponent(id)}`);
+    return page?.body;
+  }
+
   async getGroup(id: string): Promise<OktaGroup | undefined> {
     const page = await this.http.get(`api/v1/groups/${encodeURIComponent(id)}`);
     return page && parseAs(oktaGroupSchema, page.body, 'group');

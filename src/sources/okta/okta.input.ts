@@ -7,6 +7,7 @@ import type { Comparison } from '../policy-sink.js';
 import { pushInput } from '../push-input.js';
 import { OktaApiClient, type OktaDirectory } from './okta-api.client.js';
 import { oktaFullRead } from './okta-full-read.js';
+import { oktaReadOne } from './okta-read-one.js';
 import { pollOktaLog, type OktaLogPollerDeps, type PollOutcome } from './okta-log.poller.js';
 
 /** Okta gives a list or System Log query up to 30 seconds before it answers 500 itself. */
@@ -40,6 +41,7 @@ export function oktaInput(hookSecret: () => string, settings?: Config['okta']): 
       active: policy,
       compared: (before, next, observer) => read(next, { before, observer }),
     },
+    readOne: oktaReadOne(open, after.users.readsMembership),
   });
   return { ...push, full: read(policy), health: () => ({ state: 'ok' }) };
 }

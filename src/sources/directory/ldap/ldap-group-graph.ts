@@ -33,10 +33,14 @@ export class GroupGraph {
   private readonly nodes: Node[] = [];
   private readonly positions = new Map<string, number>();
   private readonly userIds = new Map<string, string>();
+  /** The member users found, by id (their entries carry `userAttributes` too). */
+  readonly memberEntries = new Map<string, EntryValues>();
 
   constructor(
     private readonly reader: LdapReader,
     private readonly scope: LdapScope,
+    /** Further attributes to read of the member users. */
+    private readonly userAttributes: readonly string[] = [],
   ) {}
 
   async flattened(entries: readonly EntryValues[]): Promise<FlattenedGroup[]> {
@@ -99,12 +103,21 @@ export class GroupGraph {
   private async findUsers(dns: readonly string[]): Promise<void> {
     const { mapping } = this.scope;
     const { policy } = this.scope;
-    const attributes = [...mapping.users.id, ...mapping.users.userName, ...(policy?.users.attributes ?? [])];
+    const attributes = [
+      ...new Set([
+        ...mapping.users.id,
+        ...mapping.users.userName,
+        ...(policy?.users.attributes ?? []),
+        ...this.userAttributes,
+      ]),
+    ];
     for (const entry of await this.searchByDn(this.scope.userBase, mapping.userFilter, dns, attributes)) {
       const id = entry.first(mapping.users.id)?.values[0];
       const named = policy !== undefined || entry.first(mapping.users.userName) !== undefined;
       // A member the directory's scope leaves out is no member on the platform either.
-      if (id !== undefined && named && keepsMember(policy, entry, id)) this.userIds.set(dnKey(entry.dn), id);
+      if (id === undefined || !named || !keepsMember(policy, entry, id)) continue;
+      this.userIds.set(dnKey(entry.dn), id);
+      this.memberEntries.set(id, entry);
     }
   }
 

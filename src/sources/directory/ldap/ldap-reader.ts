@@ -1,4 +1,4 @@
-import { NoSuchObjectError, type Client, type Control } from 'ldapts';
+import { NoSuchObjectError, type Client, type Control, type Filter } from 'ldapts';
 import { BridgeError } from '../../../domain/errors.js';
 import { ldapError, type LdapConnectionSettings } from './ldap-connection.js';
 import { readRemainingRanges } from './ldap-ranged-values.js';
@@ -18,9 +18,10 @@ export class LdapReader {
     private readonly signal?: AbortSignal,
   ) {}
 
+  /** `filter`: a string, or a Filter object for values a string cannot carry (binary ones). */
   async search(
     base: string,
-    filter: string,
+    filter: string | Filter,
     attributes: readonly string[],
     options: { scope?: 'base' | 'one' | 'sub'; controls?: Control[] } = {},
   ): Promise<EntryValues[]> {

@@ -17,6 +17,9 @@ import { LdapSnapshotStream } from './ldap-snapshot.js';
 import { binaryAttributeNames, EntryValues } from './ldap-values.js';
 import { collectSnapshot } from '../collect-snapshot.js';
 import { LdapMemberships, NO_NEEDS, type PolicyNeeds } from './ldap-policy.js';
+import { readLdapOne } from './ldap-one.js';
+import type { PolicyKind } from '../../../domain/identity-policy.js';
+import type { OneRead } from '../../../domain/source-identity.js';
 
 /**
  * The `ldap` directory source (OpenLDAP, Active Directory, any LDAPv3 server): users and groups
@@ -55,6 +58,11 @@ export class LdapDirectorySource implements DirectorySource {
 
   read(options: ReadOptions = {}): Promise<Snapshot> {
     return collectSnapshot(this, options);
+  }
+
+  /** One user or group, by its id or DN (ldap-one.ts). */
+  readOne(kind: PolicyKind, key: string, options: ReadOptions = {}): Promise<OneRead> {
+    return readLdapOne(this.settings, this.mapping, this.needs, kind, key, options.signal);
   }
 
   async stream(sink: SnapshotSink, options: ReadOptions = {}): Promise<void> {
