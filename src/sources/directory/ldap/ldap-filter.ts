@@ -8,11 +8,6 @@ export function escapeFilterValue(value: string): string {
   return value.replace(/[*()\\\0]/g, (char) => `\\${char.charCodeAt(0).toString(16).padStart(2, '0')}`);
 }
 
-/** Bytes as a filter value: every byte escaped (an objectGUID, say). */
-export function escapeFilterBytes(bytes: Buffer): string {
-  return [...bytes].map((byte) => `\\${byte.toString(16).padStart(2, '0')}`).join('');
-}
-
 /** `(|(attribute=v1)(attribute=v2)…)` over already escaped values; one value needs no `|`. */
 export function anyOf(attribute: string, escapedValues: readonly string[]): string {
   const terms = escapedValues.map((value) => `(${attribute}=${value})`);
