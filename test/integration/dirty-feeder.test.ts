@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { IdentityKey } from '../../src/domain/identity.js';
 import { silentLogger } from '../../src/ops/logger.js';
 import { startDirtyFeeder } from '../../src/queue/dirty-feeder.js';
+import { DirtyWake } from '../../src/store/dirty-wake.store.js';
 import { createKeys } from '../../src/store/keys.js';
 import { RedisClock } from '../../src/store/redis-clock.js';
 import { closeRedis, createRedis, type RedisClient } from '../../src/store/redis-connection.js';
@@ -105,6 +106,31 @@ describe('dirty feeder', () => {
       await back;
       await feeder.feed();
       expect(enqueued).toContain('user:survivor');
+    } finally {
+      feeder.stop();
+    }
+  });
+
+  it('feeds a woken batch at once, and a mark that landed late by the next timed feed', async () => {
+    const enqueued: string[] = [];
+    const enqueue = async (batch: readonly IdentityKey[]) =>
+      void enqueued.push(...batch.map((k) => `${k.kind}:${k.id}`));
+    const settings = { feedMs: 300, sweepGraceMs: 60_000, sweepMs: 60_000, batch: 100 };
+    const wake = new DirtyWake(redis, keys);
+    const mark = async (key: string, score: number) => {
+      await redis.zadd(keys.dirty(), score, key);
+      await redis.lpush(keys.dirtyWake(), '1');
+    };
+    const feeder = startDirtyFeeder(state, enqueue, silentLogger(), settings, wake);
+    try {
+      await mark('user:first', state.clock.now());
+      await expect.poll(() => enqueued, { timeout: 5000, interval: 5 }).toContain('user:first');
+      // A script that waited in a queue: its mark's score is 400 ms behind marks already fed.
+      await mark('user:late', state.clock.now() - 400);
+      await mark('user:next', state.clock.now());
+      await expect.poll(() => enqueued, { timeout: 5000, interval: 5 }).toContain('user:next');
+      await expect.poll(() => enqueued, { timeout: 5000, interval: 20 }).toContain('user:late');
+      expect(enqueued.filter((key) => key === 'user:late')).toHaveLength(1);
     } finally {
       feeder.stop();
     }
