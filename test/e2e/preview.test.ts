@@ -9,6 +9,7 @@ import {
   startSync,
   type AdminFixture,
 } from '../integration/admin-fixture.js';
+import { ldapSourceEnv, range, testDirectory } from '../support/ldap-directory.js';
 import { startSlapd, type Slapd } from '../support/slapd.js';
 import { expectCleanSession, openBrowser, SCREENSHOTS, signIn, type TestBrowser } from './browser.js';
 
@@ -19,27 +20,14 @@ import { expectCleanSession, openBrowser, SCREENSHOTS, signIn, type TestBrowser 
 // bad expression is refused with its setting and position.
 const SUFFIX = 'dc=example,dc=com';
 const PEOPLE = 20;
-const person = (n: number) => `p${String(n).padStart(2, '0')}`;
-const dnOf = (n: number) => `uid=${person(n)},ou=people,${SUFFIX}`;
-const groupDn = (cn: string) => `cn=${cn},ou=groups,${SUFFIX}`;
-const range = (from: number, to: number) => Array.from({ length: to - from + 1 }, (_, i) => from + i);
+const { dnOf, groupDn } = testDirectory(SUFFIX);
 
 /** eng: p01–p05 and the nested group platform (p06–p08); p09–p20 in no group. */
 function directoryLdif(): string {
-  const lines = [
-    `dn: ${SUFFIX}\nobjectClass: dcObject\nobjectClass: organization\ndc: example\no: Example\n`,
-    `dn: ou=people,${SUFFIX}\nobjectClass: organizationalUnit\nou: people\n`,
-    `dn: ou=groups,${SUFFIX}\nobjectClass: organizationalUnit\nou: groups\n`,
-  ];
-  for (const n of range(1, PEOPLE))
-    lines.push(
-      `dn: ${dnOf(n)}\nobjectClass: inetOrgPerson\nuid: ${person(n)}\ncn: Person ${n}\nsn: Number${n}\nmail: ${person(n)}@example.com\n`,
-    );
-  const group = (cn: string, members: string[]) =>
-    `dn: ${groupDn(cn)}\nobjectClass: groupOfNames\ncn: ${cn}\n${members.map((m) => `member: ${m}`).join('\n')}\n`;
-  lines.push(group('platform', range(6, 8).map(dnOf)));
-  lines.push(group('eng', [...range(1, 5).map(dnOf), groupDn('platform')]));
-  return lines.join('\n');
+  return testDirectory(SUFFIX).ldif(PEOPLE, [
+    ['platform', range(6, 8).map(dnOf)],
+    ['eng', [...range(1, 5).map(dnOf), groupDn('platform')]],
+  ]);
 }
 
 const CANDIDATE = {
@@ -59,14 +47,7 @@ describe('the Preview view in Chromium, against a known LDAP directory', () => {
     writeFileSync(join(dir, 'directory.ldif'), directoryLdif());
     slapd = await startSlapd({ suffix: SUFFIX, ldif: [join(dir, 'directory.ldif')] });
     fixture = await startAdminFixture({
-      DIRECTORY_SOURCE: 'ldap',
-      LDAP_URL: slapd.url,
-      LDAP_BIND_DN: slapd.rootDn,
-      LDAP_BIND_PASSWORD: slapd.rootPassword,
-      LDAP_USER_BASE: `ou=people,${SUFFIX}`,
-      LDAP_GROUP_BASE: `ou=groups,${SUFFIX}`,
-      DIRECTORY_DELTA_SECONDS: '0',
-      SYNC_SCHEDULE: '',
+      ...ldapSourceEnv(slapd, SUFFIX),
     });
     const first = await settledSync(fixture, await startSync(fixture, {}));
     expect(first.state).toBe('completed');

@@ -6,6 +6,7 @@ import request from 'supertest';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { ReferenceTarget } from 'scim-reference-target';
 import { startEngine, startTarget, type EngineFixture } from '../support/engine.js';
+import { ldapSourceEnv, testDirectory } from '../support/ldap-directory.js';
 import { uniquePrefix } from '../support/redis.js';
 import { startSlapd, type Slapd } from '../support/slapd.js';
 
@@ -19,30 +20,16 @@ const PEOPLE = 2000;
 const DELTA_SECONDS = 2;
 const ADMIN = 'admin-token-for-ldap-deltas';
 const auth = { Authorization: `Bearer ${ADMIN}` };
-const person = (n: number) => `p${String(n).padStart(4, '0')}`;
-const dnOf = (n: number) => `uid=${person(n)},ou=people,${SUFFIX}`;
-const groupDn = (cn: string) => `cn=${cn},ou=groups,${SUFFIX}`;
+const { person, dnOf, groupDn, ldif } = testDirectory(SUFFIX, 4);
 
 const change = (operation: 'add' | 'replace', type: string, value: string) =>
   new Change({ operation, modification: new Attribute({ type, values: [value] }) });
 
 function directoryLdif(): string {
-  const lines = [
-    `dn: ${SUFFIX}\nobjectClass: dcObject\nobjectClass: organization\ndc: example\no: Example\n`,
-    `dn: ou=people,${SUFFIX}\nobjectClass: organizationalUnit\nou: people\n`,
-    `dn: ou=groups,${SUFFIX}\nobjectClass: organizationalUnit\nou: groups\n`,
-  ];
-  for (let n = 1; n <= PEOPLE; n++)
-    lines.push(
-      `dn: ${dnOf(n)}\nobjectClass: inetOrgPerson\nuid: ${person(n)}\ncn: Person ${n}\nsn: Number${n}\nmail: ${person(n)}@example.com\n`,
-    );
-  lines.push(
-    `dn: ${groupDn('platform')}\nobjectClass: groupOfNames\ncn: platform\nmember: ${dnOf(1)}\nmember: ${dnOf(2)}\n`,
-  );
-  lines.push(
-    `dn: ${groupDn('engineering')}\nobjectClass: groupOfNames\ncn: engineering\nmember: ${dnOf(3)}\nmember: ${groupDn('platform')}\n`,
-  );
-  return lines.join('\n');
+  return ldif(PEOPLE, [
+    ['platform', [dnOf(1), dnOf(2)]],
+    ['engineering', [dnOf(3), groupDn('platform')]],
+  ]);
 }
 
 describe('delta reads of an OpenLDAP directory (accesslog)', () => {
@@ -78,14 +65,7 @@ describe('delta reads of an OpenLDAP directory (accesslog)', () => {
     engine = await startEngine(target, {
       KEY_PREFIX: keyPrefix,
       ADMIN_TOKEN: ADMIN,
-      DIRECTORY_SOURCE: 'ldap',
-      LDAP_URL: slapd.url,
-      LDAP_BIND_DN: slapd.rootDn,
-      LDAP_BIND_PASSWORD: slapd.rootPassword,
-      LDAP_USER_BASE: `ou=people,${SUFFIX}`,
-      LDAP_GROUP_BASE: `ou=groups,${SUFFIX}`,
-      DIRECTORY_DELTA_SECONDS: String(DELTA_SECONDS),
-      SYNC_SCHEDULE: '',
+      ...ldapSourceEnv(slapd, SUFFIX, DELTA_SECONDS),
     });
   }
   const http = () => request(engine.bridge.http.server);

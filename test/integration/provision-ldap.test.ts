@@ -9,6 +9,7 @@ import { ProvisionResult } from '../../src/admin/schemas/provision.schema.js';
 import { AdminClient } from '../../src/cli/admin-client.js';
 import { provisionCommand } from '../../src/cli/provision.command.js';
 import { startEngine, startTarget, type EngineFixture } from '../support/engine.js';
+import { ldapSourceEnv, range, testDirectory } from '../support/ldap-directory.js';
 import { uniquePrefix } from '../support/redis.js';
 import { startSlapd, type Slapd } from '../support/slapd.js';
 
@@ -22,32 +23,23 @@ import { startSlapd, type Slapd } from '../support/slapd.js';
 const SUFFIX = 'dc=example,dc=com';
 const ADMIN = 'admin-token-for-provision-ldap';
 const auth = { Authorization: `Bearer ${ADMIN}` };
-const person = (n: number) => `p${String(n).padStart(2, '0')}`;
-const dnOf = (n: number) => `uid=${person(n)},ou=people,${SUFFIX}`;
-const groupDn = (cn: string) => `cn=${cn},ou=groups,${SUFFIX}`;
-const range = (from: number, to: number) => Array.from({ length: to - from + 1 }, (_, i) => from + i);
+const { person, dnOf, groupDn } = testDirectory(SUFFIX);
 const SCOPE = `memberOf("${groupDn('eng')}")`;
 const USER_NAME = 'uid + "@corp.example.com"';
 const WRITES = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 
 /** eng: p01–p10 and the nested group platform (p11–p20); all: eng and p21–p30; p31–p40 in none. */
 function directoryLdif(): string {
-  const lines = [
-    `dn: ${SUFFIX}\nobjectClass: dcObject\nobjectClass: organization\ndc: example\no: Example\n`,
-    `dn: ou=people,${SUFFIX}\nobjectClass: organizationalUnit\nou: people\n`,
-    `dn: ou=groups,${SUFFIX}\nobjectClass: organizationalUnit\nou: groups\n`,
-    `dn: cn=printer,ou=people,${SUFFIX}\nobjectClass: device\ncn: printer\n`,
-  ];
-  for (const n of range(1, 40))
-    lines.push(
-      `dn: ${dnOf(n)}\nobjectClass: inetOrgPerson\nuid: ${person(n)}\ncn: Person ${n}\nsn: Number${n}\nmail: ${person(n)}@example.com\n`,
-    );
-  const group = (cn: string, members: string[]) =>
-    `dn: ${groupDn(cn)}\nobjectClass: groupOfNames\ncn: ${cn}\n${members.map((m) => `member: ${m}`).join('\n')}\n`;
-  lines.push(group('platform', range(11, 20).map(dnOf)));
-  lines.push(group('eng', [...range(1, 10).map(dnOf), groupDn('platform')]));
-  lines.push(group('all', [groupDn('eng'), ...range(21, 30).map(dnOf)]));
-  return lines.join('\n');
+  const extra = [`dn: cn=printer,ou=people,${SUFFIX}\nobjectClass: device\ncn: printer\n`];
+  return testDirectory(SUFFIX).ldif(
+    40,
+    [
+      ['platform', range(11, 20).map(dnOf)],
+      ['eng', [...range(1, 10).map(dnOf), groupDn('platform')]],
+      ['all', [groupDn('eng'), ...range(21, 30).map(dnOf)]],
+    ],
+    extra,
+  );
 }
 
 describe('provision on demand from an LDAP directory', () => {
@@ -90,14 +82,7 @@ describe('provision on demand from an LDAP directory', () => {
       CONFIG_FILE: join(dir, 'config.yaml'),
       KEY_PREFIX: uniquePrefix(),
       ADMIN_TOKEN: ADMIN,
-      DIRECTORY_SOURCE: 'ldap',
-      LDAP_URL: slapd.url,
-      LDAP_BIND_DN: slapd.rootDn,
-      LDAP_BIND_PASSWORD: slapd.rootPassword,
-      LDAP_USER_BASE: `ou=people,${SUFFIX}`,
-      LDAP_GROUP_BASE: `ou=groups,${SUFFIX}`,
-      DIRECTORY_DELTA_SECONDS: '0',
-      SYNC_SCHEDULE: '',
+      ...ldapSourceEnv(slapd, SUFFIX),
     });
   }
   const uuid = (dn: string) => uuids.get(dn.toLowerCase()) ?? '';

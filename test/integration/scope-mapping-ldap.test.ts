@@ -5,6 +5,7 @@ import request from 'supertest';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { ReferenceTarget } from 'scim-reference-target';
 import { startEngine, startTarget, type EngineFixture } from '../support/engine.js';
+import { ldapSourceEnv, range, testDirectory } from '../support/ldap-directory.js';
 import { uniquePrefix } from '../support/redis.js';
 import { startSlapd, type Slapd } from '../support/slapd.js';
 
@@ -17,28 +18,15 @@ const SUFFIX = 'dc=example,dc=com';
 const PEOPLE = 50;
 const ADMIN = 'admin-token-for-scope-mapping';
 const auth = { Authorization: `Bearer ${ADMIN}` };
-const person = (n: number) => `p${String(n).padStart(2, '0')}`;
-const dnOf = (n: number) => `uid=${person(n)},ou=people,${SUFFIX}`;
-const groupDn = (cn: string) => `cn=${cn},ou=groups,${SUFFIX}`;
-const range = (from: number, to: number) => Array.from({ length: to - from + 1 }, (_, i) => from + i);
+const { person, dnOf, groupDn } = testDirectory(SUFFIX);
 
 /** eng: p01–p10 and the nested group platform (p11–p20); all: eng and p21–p30; p31–p50 in none. */
 function directoryLdif(): string {
-  const lines = [
-    `dn: ${SUFFIX}\nobjectClass: dcObject\nobjectClass: organization\ndc: example\no: Example\n`,
-    `dn: ou=people,${SUFFIX}\nobjectClass: organizationalUnit\nou: people\n`,
-    `dn: ou=groups,${SUFFIX}\nobjectClass: organizationalUnit\nou: groups\n`,
-  ];
-  for (const n of range(1, PEOPLE))
-    lines.push(
-      `dn: ${dnOf(n)}\nobjectClass: inetOrgPerson\nuid: ${person(n)}\ncn: Person ${n}\nsn: Number${n}\nmail: ${person(n)}@example.com\n`,
-    );
-  const group = (cn: string, members: string[]) =>
-    `dn: ${groupDn(cn)}\nobjectClass: groupOfNames\ncn: ${cn}\n${members.map((m) => `member: ${m}`).join('\n')}\n`;
-  lines.push(group('platform', range(11, 20).map(dnOf)));
-  lines.push(group('eng', [...range(1, 10).map(dnOf), groupDn('platform')]));
-  lines.push(group('all', [groupDn('eng'), ...range(21, 30).map(dnOf)]));
-  return lines.join('\n');
+  return testDirectory(SUFFIX).ldif(PEOPLE, [
+    ['platform', range(11, 20).map(dnOf)],
+    ['eng', [...range(1, 10).map(dnOf), groupDn('platform')]],
+    ['all', [groupDn('eng'), ...range(21, 30).map(dnOf)]],
+  ]);
 }
 
 describe('scope and mapping of an LDAP directory', () => {
@@ -70,14 +58,7 @@ describe('scope and mapping of an LDAP directory', () => {
       CONFIG_FILE: file,
       KEY_PREFIX: keyPrefix,
       ADMIN_TOKEN: ADMIN,
-      DIRECTORY_SOURCE: 'ldap',
-      LDAP_URL: slapd.url,
-      LDAP_BIND_DN: slapd.rootDn,
-      LDAP_BIND_PASSWORD: slapd.rootPassword,
-      LDAP_USER_BASE: `ou=people,${SUFFIX}`,
-      LDAP_GROUP_BASE: `ou=groups,${SUFFIX}`,
-      DIRECTORY_DELTA_SECONDS: '0',
-      SYNC_SCHEDULE: '',
+      ...ldapSourceEnv(slapd, SUFFIX),
     });
   }
   const http = () => request(engine!.bridge.http.server);
