@@ -1,7 +1,7 @@
 // @ts-check
 /** Browser module: a sync's planned changes grouped by action, each named beside its id, paged. */
 import { api, enc } from './api.js';
-import { errorBox, fill, h, pager } from './dom.js';
+import { errorBox, fill, h, listPage } from './dom.js';
 
 /** @import { Child } from './dom.js' */
 
@@ -141,34 +141,24 @@ function actionGroup(jobId, group, first) {
  * @returns {Child[]}
  */
 function groupPage(group, page, go) {
-  const from = page.offset + 1;
-  const to = page.offset + page.items.length;
-  const unrecorded = page.total - page.recorded;
-  return [
-    h('h3', null, group.title + ' (' + page.total + ')'),
-    h(
-      'p',
-      { class: 'muted' },
-      page.total === 1
-        ? 'One ' + (group.noun ? group.noun[0] : 'identity') + ' '
-        : page.total + ' ' + (group.noun ? group.noun[1] : 'identities') + ' ',
-      group.what,
-      page.recorded > page.items.length ? '; showing ' + from + '–' + to + ' of ' + page.recorded + '.' : '.',
-    ),
-    page.items.length === 0
-      ? null
-      : changeTable(group, page.items, group.title + ': ' + from + '–' + to + ' of ' + page.recorded),
-    page.recorded <= PAGE
-      ? null
-      : pager({ key: group.action, offset: page.offset, to: to, recorded: page.recorded, size: PAGE }, go),
-    unrecorded > 0
-      ? h(
-          'p',
-          { class: 'muted' },
-          unrecorded + ' more are not listed: the sync records the first 100 of each list of its plan.',
-        )
-      : null,
-  ];
+  const count =
+    page.total === 1
+      ? 'One ' + (group.noun ? group.noun[0] : 'identity') + ' '
+      : page.total + ' ' + (group.noun ? group.noun[1] : 'identities') + ' ';
+  return listPage(
+    {
+      key: group.action,
+      title: group.title,
+      count: count + group.what,
+      unlisted: 'the sync records the first 100 of each list of its plan.',
+      size: PAGE,
+    },
+    page,
+    function (caption) {
+      return changeTable(group, page.items, caption);
+    },
+    go,
+  );
 }
 
 /**

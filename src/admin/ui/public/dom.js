@@ -229,3 +229,31 @@ export function pager(at, go) {
     button('Next', at.to >= at.recorded, at.to, 'next-' + at.key),
   );
 }
+
+/**
+ * A page of one recorded list: its title with the total, how many it holds, the page's table, the
+ * pager, and how many the record does not list.
+ *
+ * @param {{ key: string; title: string; count: string; unlisted: string; size: number }} list
+ *   count: "One identity to create" or "12 identities to create"; unlisted: why the rest is not listed
+ * @param {{ offset: number; total: number; recorded: number; items: unknown[] }} page
+ * @param {(caption: string) => Child} tableOf the page's table, under this caption
+ * @param {(offset: number) => () => Promise<void>} go
+ * @returns {Child[]}
+ */
+export function listPage(list, page, tableOf, go) {
+  const from = page.offset + 1;
+  const to = page.offset + page.items.length;
+  const unrecorded = page.total - page.recorded;
+  const shown =
+    page.recorded > page.items.length ? '; showing ' + from + '–' + to + ' of ' + page.recorded + '.' : '.';
+  return [
+    h('h3', null, list.title + ' (' + page.total + ')'),
+    h('p', { class: 'muted' }, list.count, shown),
+    page.items.length === 0 ? null : tableOf(list.title + ': ' + from + '–' + to + ' of ' + page.recorded),
+    page.recorded <= list.size
+      ? null
+      : pager({ key: list.key, offset: page.offset, to: to, recorded: page.recorded, size: list.size }, go),
+    unrecorded > 0 ? h('p', { class: 'muted' }, unrecorded + ' more are not listed: ' + list.unlisted) : null,
+  ];
+}

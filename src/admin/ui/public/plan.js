@@ -208,3 +208,21 @@ function removalsSection(removals, held) {
     ),
   ];
 }
+
+/**
+ * A plan in one line: how many to create, update, deprovision, and unchanged.
+ *
+ * @param {SyncPlan} plan
+ */
+export function planLine(plan) {
+  return (
+    plan.create +
+    ' to create, ' +
+    plan.update +
+    ' to update, ' +
+    plan.deprovision +
+    ' to deprovision, ' +
+    plan.unchanged +
+    ' unchanged'
+  );
+}

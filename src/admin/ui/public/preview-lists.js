@@ -4,7 +4,7 @@
  * (before → after, per attribute), unmappable (why), collisions (whose name) — by name, paged.
  */
 import { api, enc } from './api.js';
-import { errorBox, fill, h, pager } from './dom.js';
+import { errorBox, fill, h, listPage } from './dom.js';
 
 /** @import { PreviewEntry, PreviewPage, PreviewSummary } from '../api-types.js' */
 /** @import { Child } from './dom.js' */
@@ -130,32 +130,22 @@ function entryTable(list, items, caption) {
  * @param {(offset: number) => () => Promise<void>} go
  * @returns {Child[]}
  */
-function listPage(list, page, go) {
-  const from = page.offset + 1;
-  const to = page.offset + page.items.length;
-  const unrecorded = page.total - page.recorded;
-  return [
-    h('h3', null, list.title + ' (' + page.total + ')'),
-    h(
-      'p',
-      { class: 'muted' },
-      (page.total === 1 ? 'One identity ' : page.total + ' identities ') + list.what,
-      page.recorded > page.items.length ? '; showing ' + from + '–' + to + ' of ' + page.recorded + '.' : '.',
-    ),
-    page.items.length === 0
-      ? null
-      : entryTable(list, page.items, list.title + ': ' + from + '–' + to + ' of ' + page.recorded),
-    page.recorded <= PAGE
-      ? null
-      : pager({ key: list.category, offset: page.offset, to: to, recorded: page.recorded, size: PAGE }, go),
-    unrecorded > 0
-      ? h(
-          'p',
-          { class: 'muted' },
-          unrecorded + ' more are not listed: a preview keeps the first 500 by name.',
-        )
-      : null,
-  ];
+function categoryPage(list, page, go) {
+  const what = (page.total === 1 ? 'One identity ' : page.total + ' identities ') + list.what;
+  return listPage(
+    {
+      key: list.category,
+      title: list.title,
+      count: what,
+      unlisted: 'a preview keeps the first 500 by name.',
+      size: PAGE,
+    },
+    page,
+    function (caption) {
+      return entryTable(list, page.items, caption);
+    },
+    go,
+  );
 }
 
 /**
@@ -182,7 +172,7 @@ function categorySection(jobId, list) {
   const go = function (offset) {
     return async function () {
       try {
-        fill(section, listPage(list, await fetchPage(jobId, list.category, offset), go), message);
+        fill(section, categoryPage(list, await fetchPage(jobId, list.category, offset), go), message);
       } catch (error) {
         fill(message, errorBox(error));
       }

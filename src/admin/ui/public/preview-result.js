@@ -5,7 +5,7 @@
  */
 import { enc } from './api.js';
 import { badge, h, table } from './dom.js';
-import { holdReasonText } from './plan.js';
+import { holdReasonText, planLine } from './plan.js';
 import { LISTS, previewLists } from './preview-lists.js';
 
 /** @import { PreviewSummary, SyncPlan, SyncView } from '../api-types.js' */
@@ -83,15 +83,7 @@ function guardsSection(plan, jobId) {
       ? h(
           'p',
           { class: 'muted' },
-          'Its plan against the platform: ' +
-            plan.create +
-            ' to create, ' +
-            plan.update +
-            ' to update, ' +
-            plan.deprovision +
-            ' to deprovision, ' +
-            plan.unchanged +
-            ' unchanged — ',
+          'Its plan against the platform: ' + planLine(plan) + ' — ',
           h('a', { href: '#/syncs/' + enc(jobId) }, 'the plan in full'),
           '.',
         )

@@ -6,7 +6,7 @@ import { syncChart } from './chart.js';
 import { announce, badge, duration, errorBox, fill, h, heading, kv, table, time } from './dom.js';
 import { progressOf, summaryTable } from './overview.js';
 import { linkOutcome } from './plan-inputs.js';
-import { planSection } from './plan.js';
+import { planLine, planSection } from './plan.js';
 import { isSettled, liveProgress } from './progress.js';
 
 /** @import { SyncList, SyncPlan, SyncStartBody, SyncStarted, SyncView } from '../api-types.js' */
@@ -119,20 +119,6 @@ function kindOf(sync) {
   if (sync.linkOnly && sync.dryRun) return 'link-only dry run (records nothing, writes nothing)';
   if (sync.linkOnly) return 'link-only (records the matches, writes nothing to the platform)';
   return sync.dryRun ? 'dry run (writes nothing)' : 'full sync';
-}
-
-/** @param {SyncPlan} plan */
-function planLine(plan) {
-  return (
-    plan.create +
-    ' to create, ' +
-    plan.update +
-    ' to update, ' +
-    plan.deprovision +
-    ' to deprovision, ' +
-    plan.unchanged +
-    ' unchanged'
-  );
 }
 
 /**
