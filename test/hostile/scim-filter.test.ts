@@ -125,7 +125,15 @@ describe('hostile SCIM filters', () => {
    */
   async function watchingRedis<T>(fixture: ScimFixture, task: () => Promise<T>): Promise<T> {
     const prefix = fixture.config.redis.keyPrefix;
-    const monitor = await new Redis(testRedisUrl()).monitor();
+    const client = new Redis(testRedisUrl());
+    const monitor = await client.monitor();
+    // The shared Redis serves other test files meanwhile: its stream of their commands may still be
+    // arriving as the monitor disconnects, and ioredis reports each such line as an error of the
+    // connection. Those are not this test's to judge.
+    let closing = false;
+    monitor.on('error', (error: Error) => {
+      if (!closing) throw error;
+    });
     const largest: number[] = [0];
     let ended = false;
     monitor.on('monitor', (_time: string, args: string[]) => {
@@ -141,7 +149,9 @@ describe('hostile SCIM filters', () => {
       expect(Math.max(...largest)).toBeLessThanOrEqual(502);
       return result;
     } finally {
+      closing = true;
       monitor.disconnect();
+      client.disconnect();
     }
   }
 
