@@ -87,9 +87,18 @@ export class AccesslogDelta implements DeltaRead {
       throw untrusted(
         `its contextCSN went back from ${mark.csn} to ${context.csn} (restored from a backup?)`,
       );
-    // Every write to the directory is logged as it is made (the two CSNs of one write may differ by
-    // a few milliseconds): a directory clearly newer than its log changed outside it (restored from
-    // a backup, or loaded offline with slapadd).
+    // Every write to the directory is logged as it is made, under the same CSN or one a few
+    // milliseconds apart: a directory that changed since the watermark while its log was not written
+    // since, or one clearly newer than its log, changed outside the log (restored from a backup or
+    // loaded offline with slapadd, which stamps the load's own time, however soon after the last write).
+    if (
+      context.csn !== '' &&
+      mark.csn !== '' &&
+      logCsn !== '' &&
+      context.csn > mark.csn &&
+      logCsn <= mark.csn
+    )
+      throw untrusted(`the directory changed (${mark.csn} to ${context.csn}) while its access log did not`);
     if (context.csn !== '' && logCsn !== '' && csnMs(context.csn) - csnMs(logCsn) > LOG_SKEW_MS)
       throw untrusted(`the directory (${context.csn}) changed after its access log's last write (${logCsn})`);
     return mark;
