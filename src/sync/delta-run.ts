@@ -63,7 +63,9 @@ export async function runDelta(deps: DeltaDeps, owner: Owner): Promise<DeltaOutc
     if (read.changes.length === 0)
       return await nothingChanged(deps, owner, read, { ...cost, durationMs: Date.now() - started });
     const removals = await removedUsers(deps.store, owner, read.changes);
-    if (await overLimit(deps, owner, removals)) return await hold(deps, owner, input, read, removals, log);
+    const budget = await removalBudget(deps, owner, removals);
+    if (budget && budget.within + removals > budget.limit)
+      return await hold(deps, owner, input, read, { removals, ...budget }, log);
     await applyDelta(deps.store, owner, read, removals, () => ({
       ...cost,
       durationMs: Date.now() - started,
@@ -123,13 +125,18 @@ async function removedUsers(
   return (await store.ownedBy('user', owner, ids)).filter(Boolean).length;
 }
 
-async function overLimit(deps: DeltaDeps, owner: Owner, removals: number): Promise<boolean> {
-  if (removals === 0) return false;
+/** Removals within the window and the limit they count against; none to check without removals. */
+async function removalBudget(
+  deps: DeltaDeps,
+  owner: Owner,
+  removals: number,
+): Promise<{ within: number; limit: number } | undefined> {
+  if (removals === 0) return undefined;
   const { store } = deps;
   const managed = await store.managedAndDesired('user', owner);
   const limit = resolveLimit(deps.settings.deprovisionLimit, managed);
   const within = await store.deltas.removals(owner, REMOVAL_WINDOW_MS, store.clock.now());
-  return within + removals > limit;
+  return { within, limit };
 }
 
 /**
@@ -141,7 +148,7 @@ async function hold(
   owner: Owner,
   input: DeltaInput,
   read: DeltaChanges,
-  removals: number,
+  { removals, within, limit }: { removals: number; within: number; limit: number },
   log: Logger,
 ): Promise<DeltaOutcome> {
   const { store } = deps;
@@ -153,9 +160,6 @@ async function hold(
     syncId,
     read.newestChangeAt === undefined ? held : { ...held, newestChangeAt: read.newestChangeAt },
   );
-  const managed = await store.managedAndDesired('user', owner);
-  const limit = resolveLimit(deps.settings.deprovisionLimit, managed);
-  const within = await store.deltas.removals(owner, REMOVAL_WINDOW_MS, store.clock.now());
   const plan = await deltaPlan(store, {
     owner,
     sourceName: input.sourceName,

@@ -3,6 +3,7 @@ import request from 'supertest';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { ReferenceTarget } from 'scim-reference-target';
 import { startEngine, startTarget, type EngineFixture } from '../support/engine.js';
+import { adSourceEnv } from '../support/ldap-directory.js';
 import { logSink, type LogSink } from '../support/log-sink.js';
 import { uniquePrefix } from '../support/redis.js';
 import { provisionSambaDc, type SambaDc, type SambaTemplate } from '../support/samba-dc.js';
@@ -101,15 +102,7 @@ describe('delta reads of Active Directory (uSNChanged, Samba AD DC)', () => {
       {
         KEY_PREFIX: keyPrefix,
         ADMIN_TOKEN: ADMIN,
-        DIRECTORY_SOURCE: 'ldap',
-        LDAP_SCHEMA: 'active-directory',
-        LDAP_URL: dc.url,
-        LDAP_BIND_DN: dc.bindDn,
-        LDAP_BIND_PASSWORD: dc.bindPassword,
-        LDAP_USER_BASE: ou('Staff'),
-        LDAP_GROUP_BASE: ou('Groups'),
-        DIRECTORY_DELTA_SECONDS: String(DELTA_SECONDS),
-        SYNC_SCHEDULE: '',
+        ...adSourceEnv(dc, { userBase: ou('Staff'), groupBase: ou('Groups') }, DELTA_SECONDS),
       },
       { logger: logs.logger },
     );

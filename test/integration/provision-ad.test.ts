@@ -8,6 +8,7 @@ import type { ReferenceTarget } from 'scim-reference-target';
 import { ProvisionResult } from '../../src/admin/schemas/provision.schema.js';
 import { guidString } from '../../src/sources/directory/ldap/ldap-values.js';
 import { startEngine, startTarget, type EngineFixture } from '../support/engine.js';
+import { adSourceEnv } from '../support/ldap-directory.js';
 import { uniquePrefix } from '../support/redis.js';
 import { provisionSambaDc, type SambaDc, type SambaTemplate } from '../support/samba-dc.js';
 
@@ -110,15 +111,7 @@ describe('provision on demand from Active Directory (Samba AD DC)', () => {
       CONFIG_FILE: join(dir, 'config.yaml'),
       KEY_PREFIX: uniquePrefix(),
       ADMIN_TOKEN: ADMIN,
-      DIRECTORY_SOURCE: 'ldap',
-      LDAP_SCHEMA: 'active-directory',
-      LDAP_URL: dc.url,
-      LDAP_BIND_DN: dc.bindDn,
-      LDAP_BIND_PASSWORD: dc.bindPassword,
-      LDAP_USER_BASE: ou('Staff'),
-      LDAP_GROUP_BASE: ou('Groups'),
-      DIRECTORY_DELTA_SECONDS: '0',
-      SYNC_SCHEDULE: '',
+      ...adSourceEnv(dc, { userBase: ou('Staff'), groupBase: ou('Groups') }),
     });
   }
   const http = () => request(engine.bridge.http.server);

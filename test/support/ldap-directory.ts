@@ -36,16 +36,51 @@ export function testDirectory(suffix = 'dc=example,dc=com', digits = 2) {
   return { suffix, person, dnOf, groupDn, ldif };
 }
 
-/** The settings of a bridge reading `slapd` as its ldap source, deltas every `deltaSeconds` (0: off). */
-export function ldapSourceEnv(slapd: Slapd, suffix: string, deltaSeconds = 0): Record<string, string> {
+/** An LDAP server a test bridge reads: where, as whom, its two bases, and its preset. */
+export interface LdapServer {
+  url: string;
+  bindDn: string;
+  bindPassword: string;
+  userBase: string;
+  groupBase: string;
+  schema?: 'active-directory';
+}
+
+/** The settings of a bridge reading `server` as its ldap source, deltas every `deltaSeconds` (0: off). */
+export function ldapServerEnv(server: LdapServer, deltaSeconds = 0): Record<string, string> {
   return {
     DIRECTORY_SOURCE: 'ldap',
-    LDAP_URL: slapd.url,
-    LDAP_BIND_DN: slapd.rootDn,
-    LDAP_BIND_PASSWORD: slapd.rootPassword,
-    LDAP_USER_BASE: `ou=people,${suffix}`,
-    LDAP_GROUP_BASE: `ou=groups,${suffix}`,
+    ...(server.schema ? { LDAP_SCHEMA: server.schema } : {}),
+    LDAP_URL: server.url,
+    LDAP_BIND_DN: server.bindDn,
+    LDAP_BIND_PASSWORD: server.bindPassword,
+    LDAP_USER_BASE: server.userBase,
+    LDAP_GROUP_BASE: server.groupBase,
     DIRECTORY_DELTA_SECONDS: String(deltaSeconds),
     SYNC_SCHEDULE: '',
   };
+}
+
+/** The settings of a bridge reading the test's `slapd` under `suffix` (ou=people, ou=groups). */
+export function ldapSourceEnv(slapd: Slapd, suffix: string, deltaSeconds = 0): Record<string, string> {
+  return ldapServerEnv(
+    {
+      url: slapd.url,
+      bindDn: slapd.rootDn,
+      bindPassword: slapd.rootPassword,
+      userBase: `ou=people,${suffix}`,
+      groupBase: `ou=groups,${suffix}`,
+    },
+    deltaSeconds,
+  );
+}
+
+/** The settings of a bridge reading a Samba AD DC with the active-directory preset over two bases. */
+export function adSourceEnv(
+  dc: { url: string; bindDn: string; bindPassword: string },
+  bases: { userBase: string; groupBase: string },
+  deltaSeconds = 0,
+): Record<string, string> {
+  const { url, bindDn, bindPassword } = dc;
+  return ldapServerEnv({ schema: 'active-directory', url, bindDn, bindPassword, ...bases }, deltaSeconds);
 }
