@@ -1,10 +1,12 @@
 import { mkdtempSync, rmSync } from 'node:fs';
+import { Redis } from 'ioredis';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startReferenceTarget, type ReferenceTarget } from 'scim-reference-target';
 import { startEmbeddedRedis } from '../src/ops/embedded-redis.js';
 import { driftTarget, groupsFor, RedisMemory, seedTarget, writeDirectory } from './directory.js';
 import {
+  adminCall,
   CpuMeter,
   redisPid,
   runSync,
@@ -26,6 +28,8 @@ import {
  * For each: wall time against its request floor (list pages plus the writes the drift needs, at
  * TARGET_CONCURRENCY / latency), requests against their lower bound, the bridge's peak RSS, Redis
  * bytes per identity after the sync and at its peak during it, Redis CPU time, and the phases.
+ * Then what GET /admin/status costs at that size: its first call and the next ones (the managed
+ * count is reused for a while at this size), and the longest Redis command run meanwhile.
  */
 const TOKEN = 'bench-target-token-000000';
 const ADMIN = 'bench-admin-token-000000';
@@ -87,6 +91,7 @@ async function fullSync(users: number): Promise<void> {
       await measure(run, 'first sync over an unchanged directory', pages, 0);
       const drift = driftTarget(target);
       await measure(run, 'drift sync (1% of users and groups)', pages, drift);
+      await statusCost(run, embedded.url);
     } finally {
       await bridge.stop();
     }
@@ -148,4 +153,39 @@ async function measure(run: Run, label: string, pages: number, writes: number): 
 
 function phases(result: SyncResult): Record<string, number> | undefined {
   return result.summary.phasesMs;
+}
+
+/** Times GET /admin/status a few times and finds the longest Redis command run meanwhile (SLOWLOG). */
+async function statusCost(run: Run, redisUrl: string): Promise<void> {
+  const client = new Redis(redisUrl);
+  try {
+    await client.config('SET', 'slowlog-log-slower-than', '0');
+    await client.config('SET', 'slowlog-max-len', '100000');
+    await client.slowlog('RESET');
+    const times: number[] = [];
+    for (let call = 0; call < 6; call++) {
+      const started = performance.now();
+      await adminCall(run.bridge.url, ADMIN, 'GET', '/admin/status');
+      times.push(performance.now() - started);
+    }
+    const entries = (await client.slowlog('GET', -1)) as [number, number, number, string[]][];
+    const longest = entries.reduce(
+      (max, [, , micros, args]) => (micros > max.micros ? { micros, command: args[0] ?? '' } : max),
+      {
+        micros: 0,
+        command: '',
+      },
+    );
+    const [first = 0, ...next] = times;
+    const median = [...next].sort((a, b) => a - b)[Math.floor(next.length / 2)] ?? 0;
+    console.log('  GET /admin/status after the syncs');
+    console.log(
+      table([
+        ['first call, then the median of 5 more', `${first.toFixed(1)} ms, ${median.toFixed(1)} ms`],
+        ['longest Redis command meanwhile', `${(longest.micros / 1000).toFixed(1)} ms (${longest.command})`],
+      ]),
+    );
+  } finally {
+    client.disconnect();
+  }
 }

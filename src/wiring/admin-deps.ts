@@ -31,7 +31,7 @@ export function adminDeps(
     stores: {
       history: new SyncHistoryQueries(redis, keys),
       names: new IdentityNameQueries(redis, keys),
-      counts: new StatusQueries(redis, keys),
+      counts: new StatusQueries(redis, keys, store.clock),
       traces: new IdentityTraceQueries(redis, keys),
       failures: new FailureQueries(redis, keys),
       conflicts: new ConflictStore(redis, keys, store.clock),
