@@ -165,6 +165,27 @@ describe('delta reads of an OpenLDAP directory (accesslog)', () => {
     expect(lists.length).toBeLessThanOrEqual(5);
   }, 180_000);
 
+  it('takes the members of a deleted nested group out of the groups that held it', async () => {
+    await setUp();
+    expect(await sync()).toMatchObject({ state: 'completed' });
+    const idOf = (n: number) => userByName(`${person(n)}@example.com`)?.id ?? '-';
+    const engineering = () => (groupByName('engineering')?.members?.map((m) => m.value) ?? []).sort();
+    expect(engineering()).toEqual([idOf(1), idOf(2), idOf(3)].sort());
+    target.resetStats();
+
+    // refint takes the group out of engineering's members; the log holds only the delete.
+    await ldap.del(groupDn('platform'));
+    await expect
+      .poll(() => ({ engineering: engineering(), platform: groupByName('platform') !== undefined }), {
+        timeout: 3 * DELTA_SECONDS * 1000 + 15_000,
+        interval: 200,
+      })
+      .toEqual({ engineering: [idOf(3)], platform: false });
+    // Read by deltas alone: no listing of the platform's users.
+    const lists = target.stats().requests.filter((r) => r.method === 'GET' && r.route === '/Users');
+    expect(lists.length).toBeLessThanOrEqual(5);
+  }, 180_000);
+
   it('holds a delta that deletes 45% of the people: nobody is deprovisioned until approved', async () => {
     await setUp();
     expect(await sync()).toMatchObject({ state: 'completed' });

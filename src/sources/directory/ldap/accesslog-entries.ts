@@ -104,20 +104,25 @@ async function changedEntries(
   const bases = [scope.userBase, scope.groupBase].map(dnKey);
   const inScope = (dn: string) => dn !== '' && bases.some((base) => isUnder(dnKey(dn), base));
   const changed = new Set<string>();
-  const deleted = new Map<string, string>();
+  const deleted = new Map<string, { id: string; dn: string }>();
+  /** Each written entry's DN after the writes read. */
+  const lastDn = new Map<string, string>();
   const groupDns: string[] = [];
   for (const write of writes) {
     const [type = '', dn = '', uuid = ''] = ['reqType', 'reqDN', 'reqEntryUUID'].map((a) => write.text(a)[0]);
     const renamedTo = type === 'modrdn' ? newDn(write, dn) : '';
     if (!inScope(dn) && !inScope(renamedTo)) continue;
+    lastDn.set(uuid, renamedTo || dn);
     if (type === 'delete') {
       changed.delete(uuid);
-      deleted.set(uuid, oldId(write, scope, uuid) ?? '');
+      deleted.set(uuid, { id: oldId(write, scope, uuid) ?? '', dn });
       groupDns.push(dn);
     } else {
       changed.add(uuid);
       deleted.delete(uuid);
-      if (type === 'modrdn') groupDns.push(dn);
+      // The groups that held it hold its new DN once the directory's referential integrity
+      // rewrote them (slapo-refint), or still its old one without it.
+      if (type === 'modrdn') groupDns.push(dn, renamedTo);
     }
   }
   const users = await byUuid(
@@ -136,11 +141,27 @@ async function changedEntries(
   );
   const found = new Set([...users, ...groups].map((entry) => entry.text('entryUUID')[0]));
   const outOfScope = [...changed].filter((uuid) => !found.has(uuid));
+  const kind = kindByBase(scope);
   const gone = [
-    ...[...deleted.values()].filter((id) => id !== '').map((id) => ({ id })),
-    ...outOfScope.flatMap((uuid) => (usesUuid(scope) ? [{ id: uuid }] : [])),
+    ...[...deleted.values()].filter(({ id }) => id !== '').map(({ id, dn }) => ({ id, ...kind(dn) })),
+    ...outOfScope.flatMap((uuid) => (usesUuid(scope) ? [{ id: uuid, ...kind(lastDn.get(uuid) ?? '') }] : [])),
   ];
   return { users, groups, gone, groupDns };
+}
+
+/**
+ * The kind of an entry by where its DN is: under the group base only, a group; under the user base
+ * only, a user; under both (one base for both) or neither, unknown.
+ */
+function kindByBase(scope: LdapScope): (dn: string) => { kind?: 'user' | 'group' } {
+  const [users, groups] = [scope.userBase, scope.groupBase].map(dnKey) as [string, string];
+  return (dn) => {
+    const key = dnKey(dn);
+    const [user, group] = [isUnder(key, users), isUnder(key, groups)];
+    if (group && !user) return { kind: 'group' };
+    if (user && !group) return { kind: 'user' };
+    return {};
+  };
 }
 
 async function byUuid(

@@ -16,7 +16,10 @@ export interface ChangedEntries {
   users: readonly EntryValues[];
   /** Changed groups as they are now, in scope. */
   groups: readonly EntryValues[];
-  /** Ids of entries deleted or no longer in scope; the kind when known. */
+  /**
+   * Ids of entries deleted or no longer in scope; the kind when known. A group among them (or an
+   * entry that may be one) has every group read again: see deltaChanges.
+   */
   gone: readonly { id: string; kind?: 'user' | 'group' }[];
   /** DNs of groups changed, renamed or deleted: the groups that contain them are read again. */
   groupDns: readonly string[];
@@ -35,8 +38,12 @@ const signal = { source: 'directory' as const, detail: 'directory change (delta 
  * The desired-state changes of a delta read (SPEC §5.4, Deltas), written as the directory's own:
  * changed users upserted; changed groups — and every group that contains one, transitively, since
  * the platform's groups hold the flattened members — upserted with their members read afresh
- * (ldap-group-graph.ts); what is gone deleted. Upserts come first, deletions last, users before
- * groups, as the store applies a batch in order.
+ * (ldap-group-graph.ts); what is gone deleted. A group that is gone (deleted, moved out of the
+ * base, no longer matching the filter) can no longer be found in the groups that held it: the
+ * directory took it out of their members (slapo-refint, Active Directory's links), which may not
+ * be logged as their own change. Every group in scope is then read again, so that its members
+ * leave the groups that held it (the store leaves unchanged groups as they are). Upserts come
+ * first, deletions last, users before groups, as the store applies a batch in order.
  */
 export async function deltaChanges(
   reader: LdapReader,
@@ -51,10 +58,9 @@ export async function deltaChanges(
       ? policyUserChange(entry, scope.mapping, policy, skipped)
       : userChange(entry, scope.mapping, skipped),
   );
-  const parents = await containingGroups(reader, scope, [
-    ...entries.groupDns,
-    ...entries.groups.map((g) => g.dn),
-  ]);
+  const parents = entries.gone.some((entry) => entry.kind !== 'user')
+    ? await everyGroup(reader, scope)
+    : await containingGroups(reader, scope, [...entries.groupDns, ...entries.groups.map((g) => g.dn)]);
   const graph = new GroupGraph(reader, scope);
   const groups = await graph.flattened([...entries.groups, ...parents]);
   const groupChanges = groups.flatMap(({ entry, item }) =>
@@ -102,6 +108,15 @@ function groupChange(dn: string, item: unknown, skipped: DeltaItems['skipped']):
   return [{ op: 'upsertGroup', group: parsed.data, mode: 'force', signal }];
 }
 
+/** Every group in scope, as a full read finds them. */
+function everyGroup(reader: LdapReader, scope: LdapScope): Promise<EntryValues[]> {
+  return reader.search(scope.groupBase, scope.mapping.groupFilter, groupEntryAttributes(scope));
+}
+
+function groupEntryAttributes(scope: LdapScope): string[] {
+  return [...new Set(Object.values(scope.mapping.groups).flat())];
+}
+
 /**
  * The groups in scope that contain any of `dns`, and those that contain them, up the nesting:
  * what a change of a nested group changes on the platform. Cycles end where a group was seen.
@@ -114,7 +129,7 @@ async function containingGroups(
   const seen = new Set(dns.map(dnKey));
   const found: EntryValues[] = [];
   let frontier = [...new Set(dns)];
-  const attributes = [...new Set(Object.values(scope.mapping.groups).flat())];
+  const attributes = groupEntryAttributes(scope);
   while (frontier.length > 0) {
     const next: string[] = [];
     for (let i = 0; i < frontier.length; i += SEARCH_BATCH) {
