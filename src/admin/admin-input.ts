@@ -8,3 +8,11 @@ export function parseInput<S extends z.ZodType>(schema: S, input: unknown, what:
   const problems = parsed.error.issues.map((i) => `${i.path.join('.') || what}: ${i.message}`);
   throw new BridgeError('invalid_input', `The ${what} is invalid`, { problems });
 }
+
+/**
+ * A request's JSON body where the body is optional: none at all reads as `{}`; anything sent —
+ * `null` included — is what the route's schema judges.
+ */
+export function optionalBody(body: unknown): unknown {
+  return body === undefined ? {} : body;
+}

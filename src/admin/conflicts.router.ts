@@ -2,7 +2,7 @@ import { Router } from 'express';
 import { BridgeError } from '../domain/errors.js';
 import { jsonBody } from '../http/body.js';
 import { CONFLICT_ID, type ConflictStore } from '../store/conflicts.store.js';
-import { parseInput } from './admin-input.js';
+import { optionalBody, parseInput } from './admin-input.js';
 import { conflictView } from './conflict-views.js';
 import { ConflictListQuery, ConflictResolveBody, type ConflictList } from './schemas/conflicts.schema.js';
 
@@ -35,7 +35,7 @@ export function adminConflictsRouter(deps: AdminConflictsDeps): Router {
   router.post('/conflicts/:id/resolve', ...jsonBody(deps.bodyLimitBytes), async (req, res) => {
     const id = String(req.params.id);
     if (!CONFLICT_ID.test(id)) throw new BridgeError('not_found', `No conflict ${JSON.stringify(id)}`);
-    const body = parseInput(ConflictResolveBody, req.body ?? {}, 'body');
+    const body = parseInput(ConflictResolveBody, optionalBody(req.body), 'body');
     if (body.action === 'ignore' && body.targetId !== undefined) {
       throw new BridgeError('invalid_input', 'The body is invalid', {
         problems: ['targetId: only a link names a platform account'],

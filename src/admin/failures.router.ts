@@ -3,7 +3,7 @@ import type { IdentityKey } from '../domain/identity.js';
 import { parseKey } from '../domain/identity.js';
 import type { FailureQueries } from '../store/failures.queries.js';
 import { jsonBody } from '../http/body.js';
-import { parseInput } from './admin-input.js';
+import { optionalBody, parseInput } from './admin-input.js';
 import {
   FailureListQuery,
   FailureRetryBody,
@@ -37,7 +37,7 @@ export function adminFailuresRouter(deps: AdminFailuresDeps): Router {
     res.json(list);
   });
   router.post('/failures/retry', ...jsonBody(deps.bodyLimitBytes), async (req, res) => {
-    const body = parseInput(FailureRetryBody, req.body ?? {}, 'body');
+    const body = parseInput(FailureRetryBody, optionalBody(req.body), 'body');
     const keys =
       'all' in body ? await deps.failures.allKeys({ kind: body.kind, code: body.code }) : unique(body.keys);
     for (let i = 0; i < keys.length; i += 1000) await deps.enqueue(keys.slice(i, i + 1000));

@@ -5,7 +5,7 @@ import type {
   ProvisionRequest,
   ProvisionResult as Provisioned,
 } from '../sync/provision/provision.service.js';
-import { parseInput } from './admin-input.js';
+import { optionalBody, parseInput } from './admin-input.js';
 import { ProvisionBody, ProvisionParams, type ProvisionResult } from './schemas/provision.schema.js';
 
 export interface AdminProvisionDeps {
@@ -25,7 +25,7 @@ export function adminProvisionRouter(deps: AdminProvisionDeps): Router {
   const router = Router();
   router.post('/identities/:kind/:key/provision', ...jsonBody(deps.bodyLimitBytes), async (req, res) => {
     const { kind, key } = parseInput(ProvisionParams, req.params, 'path');
-    const body = parseInput(ProvisionBody, req.body ?? {}, 'body');
+    const body = parseInput(ProvisionBody, optionalBody(req.body), 'body');
     if (!deps.provision) throw new BridgeError('not_enabled', 'Provisioning on demand is not enabled here');
     const result = await deps.provision({
       kind,

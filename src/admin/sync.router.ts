@@ -7,7 +7,7 @@ import type { SyncService } from '../sync/sync.service.js';
 import type { SyncRecord } from '../store/sync-record.store.js';
 import { jsonBody, utf8Only } from '../http/body.js';
 import { isSyncId } from '../queue/job-ids.js';
-import { parseInput } from './admin-input.js';
+import { optionalBody, parseInput } from './admin-input.js';
 import type { SyncPlan, SyncSummary } from './schemas/sync-plan.schema.js';
 import { NDJSON_TYPES, SyncListQuery, SyncStartBody, type SyncView } from './schemas/sync.schema.js';
 import { isNdjsonRequest, readNdjsonSnapshot } from './sync-ndjson.js';
@@ -146,14 +146,18 @@ function checkCandidate(candidate: unknown, dryRun: boolean, snapshot: boolean):
       problems: ['candidate: only with dryRun: true and without a snapshot'],
     });
   }
-  const { problems } = compilePolicy(candidate, 'candidate');
+  // null is not an empty candidate: a preview of nothing would show the configuration in force.
+  const { problems } =
+    candidate === null
+      ? { problems: ['candidate: expected an object, received null'] }
+      : compilePolicy(candidate, 'candidate');
   if (problems.length > 0) {
     throw new BridgeError('invalid_input', 'The candidate scope and mapping do not compile', { problems });
   }
 }
 
 function parseStart(req: Request): SyncStartBody {
-  const parsed = SyncStartBody.safeParse(req.body ?? {});
+  const parsed = SyncStartBody.safeParse(optionalBody(req.body));
   if (parsed.success) return parsed.data;
   const problems = parsed.error.issues.map((i) => `${i.path.join('.') || 'body'}: ${i.message}`);
   throw new BridgeError('invalid_input', 'The request body is invalid', { problems });

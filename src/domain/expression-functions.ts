@@ -70,12 +70,21 @@ function replaceAll(value: string, pattern: string, replacement: string): string
   if (value.length > MAX_REGEX_INPUT) {
     throw new Error(`replace: a value longer than ${MAX_REGEX_INPUT} characters`);
   }
+  if (replacement.length > MAX_REGEX_INPUT) {
+    throw new Error(`replace: a replacement longer than ${MAX_REGEX_INPUT} characters`);
+  }
   let regex = compiledPatterns.get(pattern);
   if (!regex) {
     regex = new RegExp(pattern, 'gu');
     if (compiledPatterns.size < 1000) compiledPatterns.set(pattern, regex);
   }
-  return value.replace(regex, replacement);
+  // Nested calls multiply a value's length (an empty pattern matches between every character):
+  // a result over the bound fails here, before a further call could grow it again.
+  const result = value.replace(regex, replacement);
+  if (result.length > MAX_REGEX_INPUT) {
+    throw new Error(`replace: a result longer than ${MAX_REGEX_INPUT} characters`);
+  }
+  return result;
 }
 
 const firstPresent = (...values: string[]) => values.find((v) => v !== '') ?? '';

@@ -156,12 +156,18 @@ export function applyPolicy(
   }
 }
 
+/** The longest value a mapping may give an attribute: a longer one makes the identity unmappable. */
+export const MAX_MAPPED_LENGTH = 2048;
+
 function setMapped(item: Record<string, unknown>, attribute: string, value: unknown): void {
   if (attribute === 'active') {
     item.active = value === true;
     return;
   }
   const text = typeof value === 'string' ? value : '';
+  if (text.length > MAX_MAPPED_LENGTH) {
+    throw new Error(`a value of ${text.length} characters, over ${MAX_MAPPED_LENGTH}`);
+  }
   if (attribute === 'givenName' || attribute === 'familyName') {
     const name = { ...((item.name as Record<string, unknown> | undefined) ?? {}) };
     if (text === '') delete name[attribute];
