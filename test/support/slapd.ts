@@ -37,6 +37,8 @@ export interface SlapdOptions {
   schemas?: readonly string[];
   /** slapd.conf lines for the database: limits, for instance. */
   databaseConfig?: readonly string[];
+  /** slapd.conf lines for the access log's database (cn=accesslog): limits, for instance. */
+  logDatabaseConfig?: readonly string[];
   /** The directory database's largest size in bytes (mdb maxsize); 32 MiB by default. */
   maxSizeBytes?: number;
 }
@@ -138,6 +140,7 @@ function slapdConf(options: SlapdOptions, dir: string, tls: TlsFiles, rootDn: st
     'maxsize 33554432',
     'index reqStart eq',
     'overlay syncprov',
+    ...(options.logDatabaseConfig ?? []),
     'access to * by users read by * none',
     'database mdb',
     `suffix "${options.suffix}"`,

@@ -1,3 +1,4 @@
+import { SizeLimitExceededError } from 'ldapts';
 import { BridgeError } from '../../../domain/errors.js';
 import type { ChangedEntries } from './ldap-delta-changes.js';
 import { isUnder } from './ldap-context.js';
@@ -48,9 +49,7 @@ export async function readAccessLog(
 ): Promise<LogRead> {
   if (since === undefined) return { position: await endOfLog(reader, logBase), entries: EMPTY };
   if (since.entry !== '') await requireEntry(reader, logBase, since.entry);
-  const after = since.at === '' ? '' : `(reqStart>=${since.at})`;
-  const filter = allOf('(objectClass=auditWriteObject)', '(reqResult=0)', ...(after ? [after] : []));
-  const writes = (await reader.search(logBase, filter, LOG_ATTRIBUTES))
+  const writes = (await logWrites(reader, logBase, since.at))
     .filter((entry) => reqStart(entry) > since.at)
     .sort((a, b) => (reqStart(a) < reqStart(b) ? -1 : 1));
   const last = writes.at(-1);
@@ -58,6 +57,55 @@ export async function readAccessLog(
   const newestAt = last ? generalizedTimeMs(reqStart(last)) : undefined;
   const entries = scope ? await changedEntries(reader, scope, writes) : EMPTY;
   return { position, entries, ...(newestAt === undefined ? {} : { newestAt }) };
+}
+
+/**
+ * The successful writes logged from `from` (a reqStart; '' : from the start). A server's size
+ * limit (slapd's default `sizelimit 500` holds for an account that is not the log database's
+ * rootdn, paged searches included) would stop a read of a longer backlog for good: the read is then
+ * split into time windows, halved until each fits, up to the log's last write now.
+ */
+async function logWrites(reader: LdapReader, logBase: string, from: string): Promise<EntryValues[]> {
+  try {
+    return await reader.search(logBase, writesFilter(from), LOG_ATTRIBUTES);
+  } catch (error) {
+    if (!isSizeLimitExceeded(error)) throw error;
+  }
+  const end = generalizedTimeMicros(await accessLogCsn(reader, logBase));
+  return windowedWrites(reader, logBase, from === '' ? 0 : (generalizedTimeMicros(from) ?? 0), end ?? 0);
+}
+
+async function windowedWrites(
+  reader: LdapReader,
+  logBase: string,
+  from: number,
+  to: number,
+): Promise<EntryValues[]> {
+  try {
+    return await reader.search(
+      logBase,
+      writesFilter(generalizedTime(from), generalizedTime(to)),
+      LOG_ATTRIBUTES,
+    );
+  } catch (error) {
+    if (!isSizeLimitExceeded(error) || to <= from) throw error;
+  }
+  const middle = from + Math.floor((to - from) / 2);
+  const earlier = await windowedWrites(reader, logBase, from, middle);
+  return [...earlier, ...(await windowedWrites(reader, logBase, middle + 1, to))];
+}
+
+function writesFilter(from: string, to?: string): string {
+  const bounds = [
+    ...(from === '' ? [] : [`(reqStart>=${from})`]),
+    ...(to === undefined ? [] : [`(reqStart<=${to})`]),
+  ];
+  return allOf('(objectClass=auditWriteObject)', '(reqResult=0)', ...bounds);
+}
+
+function isSizeLimitExceeded(error: unknown): boolean {
+  const cause = error instanceof BridgeError ? error.cause : error;
+  return cause instanceof SizeLimitExceededError;
 }
 
 /** The log database's contextCSN: when it last logged a write ('' : never). */
@@ -223,6 +271,23 @@ function userAttributes(scope: LdapScope): string[] {
 
 function groupAttributes(scope: LdapScope): string[] {
   return [...new Set(['entryUUID', ...Object.values(scope.mapping.groups).flat()])];
+}
+
+/** A generalized time or CSN (YYYYMMDDHHMMSS[.ffffff]Z…) as microseconds since the epoch. */
+function generalizedTimeMicros(time: string): number | undefined {
+  const ms = generalizedTimeMs(time);
+  if (ms === undefined) return undefined;
+  const fraction = /^\d{14}\.(\d{1,6})/.exec(time)?.[1] ?? '';
+  return ms * 1000 + Number(fraction.padEnd(6, '0').slice(0, 6) || '0');
+}
+
+/** Microseconds since the epoch as a generalized time with six fraction digits, as reqStart is. */
+function generalizedTime(micros: number): string {
+  const date = new Date(Math.floor(micros / 1000));
+  const pad = (n: number, width = 2) => String(n).padStart(width, '0');
+  const day = `${date.getUTCFullYear()}${pad(date.getUTCMonth() + 1)}${pad(date.getUTCDate())}`;
+  const time = `${pad(date.getUTCHours())}${pad(date.getUTCMinutes())}${pad(date.getUTCSeconds())}`;
+  return `${day}${time}.${pad(micros % 1_000_000, 6)}Z`;
 }
 
 /** A generalized time (YYYYMMDDHHMMSS[.f]Z) as milliseconds since the epoch. */

@@ -6,8 +6,10 @@ import { binaryAttributeNames, EntryValues } from './ldap-values.js';
 
 /**
  * The searches of one delta read on one connection: paged (RFC 2696), errors named by the server
- * and the base (never the password), a base that does not exist read as no entries, and every entry
- * counted (what a delta read costs the directory).
+ * and the base (never the password), and every entry counted (what a delta read costs the
+ * directory). An entry looked up by its DN that does not exist reads as none; a subtree search of a
+ * base that does not exist — or that the bind account can no longer see, which OpenLDAP answers
+ * alike — fails: read as no entries, it would make every changed entry look gone from its base.
  */
 export class LdapReader {
   entriesRead = 0;
@@ -40,7 +42,7 @@ export class LdapReader {
         entries.push(...page.searchEntries.map((entry) => new EntryValues(entry)));
       }
     } catch (error) {
-      if (error instanceof NoSuchObjectError) return [];
+      if (error instanceof NoSuchObjectError && request.scope === 'base') return [];
       if (this.signal?.aborted === true || error instanceof BridgeError) throw error;
       throw ldapError(error, 'search', this.settings, base);
     }
