@@ -36,6 +36,17 @@ export class OktaLogStore {
     await storeCall(() => this.redis.set(this.keys.oktaLogCursor(), JSON.stringify(cursor)));
   }
 
+  /** Whether a full read of the okta input is owed (a refused cursor) and has not started yet. */
+  async fullReadOwed(): Promise<boolean> {
+    return (await storeCall(() => this.redis.exists(this.keys.oktaLogFullReadOwed()))) === 1;
+  }
+
+  async setFullReadOwed(owed: boolean): Promise<void> {
+    const key = this.keys.oktaLogFullReadOwed();
+    if (owed) await storeCall(() => this.redis.set(key, '1'));
+    else await storeCall(() => this.redis.del(key));
+  }
+
   /** Of these uuids, those no path has marked yet. */
   async unseen(uuids: readonly string[]): Promise<string[]> {
     if (uuids.length === 0) return [];

@@ -84,6 +84,7 @@ function alternateKeys(tag: string): Keys {
     seenEvent: (source, eventId) => `${tag}/seen/${source}/${eventId}`,
     oktaFirstSeen: (uuid) => `${tag}/okta/first-seen/${uuid}`,
     oktaLogCursor: () => `${tag}/okta/log-cursor`,
+    oktaLogFullReadOwed: () => `${tag}/okta/log-owed`,
     inputWatermark: (owner) => `${tag}/inputs/watermark/${owner}`,
     inputFreshness: (owner) => `${tag}/inputs/freshness/${owner}`,
     inputRemovals: (owner) => `${tag}/inputs/removals/${owner}`,

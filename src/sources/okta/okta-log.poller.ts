@@ -19,14 +19,16 @@ import { LOG_READ_DEFAULTS, readLogFrom, type LogRead, type LogReadSettings } fr
  *
  * The first poll starts from now (`since`), not from the log's beginning (a full sync loads what
  * was there before). A cursor Okta refuses (too old) restarts from now and starts a full sync of
- * the okta input, which replaces what the lost stretch of log would have changed; if a read from
- * now is refused too, the cursor was not the trouble and the poll fails. A rate-limited read waits
+ * the okta input, which replaces what the lost stretch of log would have changed; while another
+ * sync holds the one slot, that full read stays owed (kept in Redis) and each poll tries to start
+ * it again until it starts. If a read from now is refused too, the cursor was not the trouble and
+ * the poll fails. A rate-limited read waits
  * for the bucket's reset, never hammering. A failed poll keeps its cursor for the next one.
  */
 
 export interface OktaLogPollerDeps {
   okta: OktaLogPages;
-  store: Pick<OktaLogStore, 'cursor' | 'setCursor' | 'unseen'>;
+  store: Pick<OktaLogStore, 'cursor' | 'setCursor' | 'unseen' | 'fullReadOwed' | 'setFullReadOwed'>;
   /** The okta-events producer: queues the events, returns those the poll saw first. */
   producer: { enqueueMissed(events: readonly OktaEventJobData[]): Promise<string[]> };
   freshness: Pick<InputFreshnessStore, 'readSucceeded' | 'readFailed' | 'missed'>;
@@ -51,21 +53,42 @@ export async function pollOktaLog(deps: OktaLogPollerDeps): Promise<PollOutcome>
   try {
     const stored = await deps.store.cursor();
     const { read, refused } = await readOrRestart(deps, stored, settings);
+    // Owed before the cursor moves on: a crash in between still reads Okta in full.
+    if (refused !== undefined) await deps.store.setFullReadOwed(true);
     const fed = await feed(deps, read.events);
     await deps.store.setCursor(read.cursor);
     const changeAt = fed.newest === undefined ? {} : { changeAt: fed.newest };
     await deps.freshness.readSucceeded(OWNER, { at: deps.now(), kind: 'poll', ...changeAt });
     if (fed.missed > 0 || fed.queued > 0) log.info({ read: read.events.length, ...fed }, 'okta log polled');
-    if (refused === undefined) return 'polled';
-    const { jobId, started } = await deps.startFullSync();
-    log.warn(
-      { err: refused, syncId: jobId, started },
-      'Okta refused the System Log cursor: polling goes on from now, and the okta input is read in full',
-    );
-    return 'restarted';
+    if (refused !== undefined) {
+      const { jobId, started } = await startOwedRead(deps);
+      log.warn(
+        { err: refused, syncId: jobId, started },
+        started
+          ? 'Okta refused the System Log cursor: polling goes on from now, and the okta input is read in full'
+          : 'Okta refused the System Log cursor: polling goes on from now; the okta input is read in full once the sync running ends',
+      );
+      return 'restarted';
+    }
+    if (await deps.store.fullReadOwed()) {
+      const { jobId, started } = await startOwedRead(deps);
+      if (started)
+        log.warn(
+          { syncId: jobId },
+          'the full read of the okta input owed since Okta refused the System Log cursor starts',
+        );
+    }
+    return 'polled';
   } catch (error) {
     return failed(deps, error, log);
   }
+}
+
+/** Starts the owed full read of the okta input; it stays owed while another sync holds the slot. */
+async function startOwedRead(deps: OktaLogPollerDeps): Promise<{ jobId: string; started: boolean }> {
+  const start = await deps.startFullSync();
+  if (start.started) await deps.store.setFullReadOwed(false);
+  return start;
 }
 
 /** The read from the stored cursor, or from now: on the first poll, or when Okta refused it (why). */
