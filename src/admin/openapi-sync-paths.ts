@@ -82,7 +82,9 @@ export const SYNC_PATHS: readonly AdminOperation[] = [
     answers: {
       '200': ok('A page of the preview', SyncPreviewPage),
       '400': error('Invalid query'),
-      '404': noSync,
+      '404': error(
+        'No such sync, or a sync that recorded no preview (neither a preview nor a changed configuration)',
+      ),
       ...guarded,
     },
   },

@@ -27,6 +27,13 @@ export function adminSyncPreviewRouter(deps: { syncs: SyncService }): Router {
     const { category, offset, limit } = parseInput(SyncPreviewQuery, req.query, 'query');
     const record = await deps.syncs.get(jobId);
     if (!record) throw new BridgeError('not_found', `No sync ${jobId}`);
+    // A preview not yet computed is an empty page; a sync that is no preview has none to page.
+    if (record.preview === undefined && record.candidate === undefined) {
+      throw new BridgeError(
+        'not_found',
+        `Sync ${jobId} recorded no preview: only a dry run with a candidate, or a sync whose scope and mapping changed, records one`,
+      );
+    }
     const preview = (record.preview ?? {}) as RecordedPreview;
     const counted = preview.counts?.[category];
     const items = preview.lists?.[category] ?? [];

@@ -36,8 +36,11 @@ describe('a body of null on the admin routes', () => {
     expect(await syncs()).toEqual([]);
   });
 
-  it('still takes a request without a body as the empty one', async () => {
+  it('still takes a request without a body as the empty one; that sync has no preview to page', async () => {
     const answer = await bridge.admin('post', '/admin/sync').expect(202);
     expect(answer.body).toMatchObject({ started: true });
+    const jobId = (answer.body as { jobId: string }).jobId;
+    const preview = await bridge.admin('get', `/admin/sync/${jobId}/preview`).expect(404);
+    expect(JSON.stringify(preview.body)).toMatch(/recorded no preview/);
   });
 });
