@@ -59,6 +59,9 @@ export async function runDelta(deps: DeltaDeps, owner: Owner): Promise<DeltaOutc
     }
     const started = Date.now();
     const read = await input.read.changesSince(watermark);
+    // A full sync that started while this read ran reads the same input, newer than this read:
+    // applied after it, these changes would bring older values back. It is left to that sync.
+    if (await deps.store.records.activeSyncId()) return 'busy';
     const cost = { changes: read.changes.length, entriesRead: read.entriesRead, durationMs: 0 };
     if (read.changes.length === 0)
       return await nothingChanged(deps, owner, read, { ...cost, durationMs: Date.now() - started });
