@@ -155,7 +155,9 @@ describe('reconciling users', () => {
 
   it('resolves a 409 on create by look-up and adoption, never a duplicate', async () => {
     const existing = target.insertUser({ userName: 'ADA@example.com', externalId: 'src-ada', active: true });
-    await engine.bridge.store.desired.apply([{ op: 'upsertUser', user: ada }]);
+    // Written as a full sync writes (its own marks, no wake-up: the feeder would otherwise enqueue a
+    // run of its own at once, which looks the user up and adopts it without a create).
+    await engine.bridge.store.desired.apply([{ op: 'upsertUser', user: ada }], { forSync: true });
     // A full sync that saw no such user would enqueue with an "absent" observation: the create meets 409.
     await engine.bridge.store.producer.enqueue([{ kind: 'user', id: 'src-ada' }], () => ({
       observation: { observedAt: Date.now() + 60_000, resource: null },
