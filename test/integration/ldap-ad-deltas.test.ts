@@ -206,6 +206,20 @@ describe('delta reads of Active Directory (uSNChanged, Samba AD DC)', () => {
     const lists = target.stats().requests.filter((r) => r.method === 'GET' && r.route === '/Users');
     expect(lists.length).toBeLessThanOrEqual(2);
     expect(untrustedReasons()).toEqual([]);
+
+    // A nested group deleted: AD takes it out of engineering without bumping engineering's
+    // uSNChanged; its members leave engineering all the same.
+    await ldap.del(groupDn('platform'));
+    await expect
+      .poll(
+        () => ({
+          engineering: memberNames('engineering'),
+          platform: target.groups().some((g) => g.displayName === 'platform'),
+        }),
+        { timeout: 3 * DELTA_SECONDS * 1000 + 20_000, interval: 200 },
+      )
+      .toEqual({ engineering: [person(3)], platform: false });
+    expect(untrustedReasons()).toEqual([]);
   }, 240_000);
 
   it('holds a delta that deletes 45% of the people: nobody is deprovisioned until approved', async () => {
