@@ -129,11 +129,16 @@ function nameOf(kind: IdentityKind, desired: string | null | undefined): { name?
   }
 }
 
-function errorOf(json: string | null | undefined): { error?: StoredError } {
-  if (!json) return {};
+/** An identity's last error as its hash keeps it (`le`, JSON); undefined when unreadable. */
+export function parseStoredError(json: string): StoredError | undefined {
   try {
-    return { error: JSON.parse(json) as StoredError };
+    return JSON.parse(json) as StoredError;
   } catch {
-    return {};
+    return undefined;
   }
+}
+
+function errorOf(json: string | null | undefined): { error?: StoredError } {
+  const error = json ? parseStoredError(json) : undefined;
+  return error ? { error } : {};
 }

@@ -1,6 +1,7 @@
 import { formatKey, type IdentityKey } from '../domain/identity.js';
 import type { Keys } from './keys.js';
 import type { RedisClient } from './redis-connection.js';
+import { parseStoredError } from './failures.queries.js';
 import { execPipeline } from './redis-errors.js';
 
 export interface ReconcileProgress {
@@ -52,18 +53,12 @@ export class ReconcileProgressQueries {
 }
 
 function storedError(json: string): ReconcileProgress['lastError'] {
-  try {
-    const { code, message, detail } = JSON.parse(json) as {
-      code?: unknown;
-      message?: unknown;
-      detail?: unknown;
-    };
-    return {
-      code: typeof code === 'string' ? code : 'unknown',
-      message: typeof message === 'string' ? message : '',
-      ...(typeof detail === 'string' ? { detail } : {}),
-    };
-  } catch {
-    return { code: 'unknown', message: json.slice(0, 200) };
-  }
+  const parsed = parseStoredError(json) as Partial<Record<string, unknown>> | undefined;
+  if (!parsed) return { code: 'unknown', message: json.slice(0, 200) };
+  const { code, message, detail } = parsed;
+  return {
+    code: typeof code === 'string' ? code : 'unknown',
+    message: typeof message === 'string' ? message : '',
+    ...(typeof detail === 'string' ? { detail } : {}),
+  };
 }

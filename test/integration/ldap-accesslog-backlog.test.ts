@@ -1,11 +1,11 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Attribute, Change, Client } from 'ldapts';
+import { Client } from 'ldapts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ldapDelta } from '../../src/sources/directory/ldap/ldap-delta.js';
 import { testConfig } from '../support/config.js';
-import { ldapServerEnv, ldapSourceEnv, range, testDirectory } from '../support/ldap-directory.js';
+import { ldapChange, ldapServerEnv, ldapSourceEnv, range, testDirectory } from '../support/ldap-directory.js';
 import { startSlapd, type Slapd } from '../support/slapd.js';
 
 // Real: slapd with syncprov and accesslog (test/support/slapd.ts), a size limit of 10 entries on
@@ -53,13 +53,7 @@ describe('delta reads of an OpenLDAP access log', () => {
     const ldap = new Client({ url: slapd.url });
     await ldap.bind(slapd.rootDn, slapd.rootPassword);
     for (const n of range(1, 25))
-      await ldap.modify(
-        directory.dnOf(n),
-        new Change({
-          operation: 'replace',
-          modification: new Attribute({ type: 'sn', values: [`Changed${n}`] }),
-        }),
-      );
+      await ldap.modify(directory.dnOf(n), ldapChange('replace', 'sn', `Changed${n}`));
     await ldap.unbind();
 
     const read = await delta.changesSince(start);
@@ -79,10 +73,7 @@ describe('delta reads of an OpenLDAP access log', () => {
     const start = await delta.position();
     const ldap = new Client({ url: slapd.url });
     await ldap.bind(slapd.rootDn, slapd.rootPassword);
-    await ldap.modify(
-      directory.dnOf(30),
-      new Change({ operation: 'replace', modification: new Attribute({ type: 'sn', values: ['Moved'] }) }),
-    );
+    await ldap.modify(directory.dnOf(30), ldapChange('replace', 'sn', 'Moved'));
     // The people move to another OU: ou=people, the configured user base, no longer exists.
     await ldap.modifyDN(`ou=people,${SUFFIX}`, 'ou=staff');
     await ldap.unbind();

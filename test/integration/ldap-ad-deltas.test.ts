@@ -1,9 +1,9 @@
-import { Attribute, Change, type Client } from 'ldapts';
+import type { Client } from 'ldapts';
 import request from 'supertest';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { ReferenceTarget } from 'scim-reference-target';
 import { startEngine, startTarget, type EngineFixture } from '../support/engine.js';
-import { adSourceEnv } from '../support/ldap-directory.js';
+import { adSourceEnv, ldapChange } from '../support/ldap-directory.js';
 import { logSink, type LogSink } from '../support/log-sink.js';
 import { uniquePrefix } from '../support/redis.js';
 import { provisionSambaDc, type SambaDc, type SambaTemplate } from '../support/samba-dc.js';
@@ -42,9 +42,6 @@ async function addPerson(ldap: Client, name: string, parent = ou('Staff')): Prom
     userAccountControl: ACCOUNT_ENABLED,
   });
 }
-
-const change = (operation: 'add' | 'delete' | 'replace', type: string, value: string) =>
-  new Change({ operation, modification: new Attribute({ type, values: [value] }) });
 
 beforeAll(async () => {
   template = await provisionSambaDc();
@@ -166,13 +163,13 @@ describe('delta reads of Active Directory (uSNChanged, Samba AD DC)', () => {
     const renamedId = userByName(person(40))?.id;
     target.resetStats();
 
-    await ldap.modify(dnOf(10), change('replace', 'userAccountControl', ACCOUNT_DISABLED));
+    await ldap.modify(dnOf(10), ldapChange('replace', 'userAccountControl', ACCOUNT_DISABLED));
     await ldap.del(dnOf(30));
     await ldap.modifyDN(dnOf(40), `CN=${person(40)}-renamed`);
     await ldap.modifyDN(dnOf(50), `CN=${person(50)},${ou('Elsewhere')}`);
-    await ldap.modify(dnOf(60), change('replace', 'sn', 'Changed'));
-    await ldap.modify(groupDn('platform'), change('add', 'member', dnOf(20)));
-    await ldap.modify(groupDn('platform'), change('delete', 'member', dnOf(2)));
+    await ldap.modify(dnOf(60), ldapChange('replace', 'sn', 'Changed'));
+    await ldap.modify(groupDn('platform'), ldapChange('add', 'member', dnOf(20)));
+    await ldap.modify(groupDn('platform'), ldapChange('delete', 'member', dnOf(2)));
     await addPerson(ldap, 'newcomer');
 
     await expect

@@ -1,12 +1,12 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Attribute, Change, Client } from 'ldapts';
+import { Client } from 'ldapts';
 import request from 'supertest';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { ReferenceTarget } from 'scim-reference-target';
 import { startEngine, startTarget, type EngineFixture } from '../support/engine.js';
-import { ldapSourceEnv, testDirectory } from '../support/ldap-directory.js';
+import { ldapChange, ldapSourceEnv, testDirectory } from '../support/ldap-directory.js';
 import { uniquePrefix } from '../support/redis.js';
 import { startSlapd, type Slapd } from '../support/slapd.js';
 
@@ -21,9 +21,6 @@ const DELTA_SECONDS = 2;
 const ADMIN = 'admin-token-for-ldap-deltas';
 const auth = { Authorization: `Bearer ${ADMIN}` };
 const { person, dnOf, groupDn, ldif } = testDirectory(SUFFIX, 4);
-
-const change = (operation: 'add' | 'replace', type: string, value: string) =>
-  new Change({ operation, modification: new Attribute({ type, values: [value] }) });
 
 function directoryLdif(): string {
   return ldif(PEOPLE, [
@@ -107,7 +104,7 @@ describe('delta reads of an OpenLDAP directory (accesslog)', () => {
     expect(target.users()).toHaveLength(PEOPLE);
     target.resetStats();
 
-    await ldap.modify(dnOf(10), change('replace', 'sn', 'Changed'));
+    await ldap.modify(dnOf(10), ldapChange('replace', 'sn', 'Changed'));
     await ldap.add(`uid=newcomer,ou=people,${SUFFIX}`, {
       objectClass: 'inetOrgPerson',
       uid: 'newcomer',
@@ -115,7 +112,7 @@ describe('delta reads of an OpenLDAP directory (accesslog)', () => {
       sn: 'Comer',
       mail: 'newcomer@example.com',
     });
-    await ldap.modify(groupDn('platform'), change('add', 'member', dnOf(20)));
+    await ldap.modify(groupDn('platform'), ldapChange('add', 'member', dnOf(20)));
     await ldap.del(dnOf(30));
     await ldap.modifyDN(dnOf(40), `uid=${person(40)}-renamed`);
 

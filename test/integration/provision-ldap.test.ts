@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Attribute, Change, Client } from 'ldapts';
+import { Client } from 'ldapts';
 import request from 'supertest';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { ReferenceTarget } from 'scim-reference-target';
@@ -9,7 +9,7 @@ import { ProvisionResult } from '../../src/admin/schemas/provision.schema.js';
 import { AdminClient } from '../../src/cli/admin-client.js';
 import { provisionCommand } from '../../src/cli/provision.command.js';
 import { startEngine, startTarget, type EngineFixture } from '../support/engine.js';
-import { ldapSourceEnv, range, testDirectory } from '../support/ldap-directory.js';
+import { ldapChange, ldapSourceEnv, range, testDirectory } from '../support/ldap-directory.js';
 import { uniquePrefix } from '../support/redis.js';
 import { startSlapd, type Slapd } from '../support/slapd.js';
 
@@ -263,10 +263,7 @@ describe('provision on demand from an LDAP directory', () => {
     await start();
     const id = uuid(dnOf(8));
     await provision('users', id);
-    await ldap.modify(
-      dnOf(8),
-      new Change({ operation: 'replace', modification: new Attribute({ type: 'sn', values: ['Changed'] }) }),
-    );
+    await ldap.modify(dnOf(8), ldapChange('replace', 'sn', 'Changed'));
     try {
       const dry = ProvisionResult.parse(await provision('users', id, { dryRun: true }));
       expect(dry.steps.action).toMatchObject({
@@ -283,13 +280,7 @@ describe('provision on demand from an LDAP directory', () => {
       expect(target.users()[0]?.name).toMatchObject({ familyName: 'Changed' });
 
       // p08 leaves eng: out of scope now, and the bridge manages it — the next full sync removes it.
-      await ldap.modify(
-        groupDn('eng'),
-        new Change({
-          operation: 'delete',
-          modification: new Attribute({ type: 'member', values: [dnOf(8)] }),
-        }),
-      );
+      await ldap.modify(groupDn('eng'), ldapChange('delete', 'member', dnOf(8)));
       const gone = ProvisionResult.parse(await provision('users', id));
       expect(gone.steps.action.action).toBe('remove-would-happen');
       expect(gone.steps.action.reason).toContain('the next full sync of directory:directory removes it');
@@ -297,22 +288,8 @@ describe('provision on demand from an LDAP directory', () => {
       expect(gone.steps.applied?.state).toBe('not-applied');
       expect(target.users()[0]?.active).toBe(true);
     } finally {
-      await ldap.modify(
-        dnOf(8),
-        new Change({
-          operation: 'replace',
-          modification: new Attribute({ type: 'sn', values: ['Number8'] }),
-        }),
-      );
-      await ldap
-        .modify(
-          groupDn('eng'),
-          new Change({
-            operation: 'add',
-            modification: new Attribute({ type: 'member', values: [dnOf(8)] }),
-          }),
-        )
-        .catch(() => undefined);
+      await ldap.modify(dnOf(8), ldapChange('replace', 'sn', 'Number8'));
+      await ldap.modify(groupDn('eng'), ldapChange('add', 'member', dnOf(8))).catch(() => undefined);
     }
   });
 

@@ -1,4 +1,9 @@
+import { Attribute, Change } from 'ldapts';
 import type { Slapd } from './slapd.js';
+
+/** One modification of one attribute, for Client.modify. */
+export const ldapChange = (operation: 'add' | 'delete' | 'replace', type: string, value: string): Change =>
+  new Change({ operation, modification: new Attribute({ type, values: [value] }) });
 
 /** The numbers from `from` to `to`, both included. */
 export const range = (from: number, to: number): number[] =>

@@ -5,7 +5,7 @@ import { isUnder } from './ldap-context.js';
 import { dnKey } from './ldap-dn.js';
 import { allOf, anyOf, escapeFilterValue } from './ldap-filter.js';
 import type { LdapReader } from './ldap-reader.js';
-import type { LdapScope } from './ldap-scope.js';
+import { groupEntryAttributes, type LdapScope } from './ldap-scope.js';
 import type { EntryValues } from './ldap-values.js';
 
 /** Where a delta read stands in the access log: the last entry applied (its reqStart), if any. */
@@ -270,7 +270,7 @@ function userAttributes(scope: LdapScope): string[] {
 }
 
 function groupAttributes(scope: LdapScope): string[] {
-  return [...new Set(['entryUUID', ...Object.values(scope.mapping.groups).flat()])];
+  return [...new Set(['entryUUID', ...groupEntryAttributes(scope)])];
 }
 
 /** A generalized time or CSN (YYYYMMDDHHMMSS[.ffffff]Z…) as microseconds since the epoch. */

@@ -1,7 +1,7 @@
 import type { DesiredChange } from '../../../domain/desired-change.js';
 import { groupSchema, userSchema } from '../../../domain/snapshot.schema.js';
 import type { LdapMapping } from './ldap-attribute-map.js';
-import type { LdapScope } from './ldap-scope.js';
+import { groupEntryAttributes, groupsInScope, type LdapScope } from './ldap-scope.js';
 import { dnKey } from './ldap-dn.js';
 import { mapUser } from './ldap-entries.js';
 import { escapeFilterValue, allOf, anyOf } from './ldap-filter.js';
@@ -59,7 +59,7 @@ export async function deltaChanges(
       : userChange(entry, scope.mapping, skipped),
   );
   const parents = entries.gone.some((entry) => entry.kind !== 'user')
-    ? await everyGroup(reader, scope)
+    ? await groupsInScope(reader, scope)
     : await containingGroups(reader, scope, [...entries.groupDns, ...entries.groups.map((g) => g.dn)]);
   const graph = new GroupGraph(reader, scope);
   const groups = await graph.flattened([...entries.groups, ...parents]);
@@ -106,15 +106,6 @@ function groupChange(dn: string, item: unknown, skipped: DeltaItems['skipped']):
     return [];
   }
   return [{ op: 'upsertGroup', group: parsed.data, mode: 'force', signal }];
-}
-
-/** Every group in scope, as a full read finds them. */
-function everyGroup(reader: LdapReader, scope: LdapScope): Promise<EntryValues[]> {
-  return reader.search(scope.groupBase, scope.mapping.groupFilter, groupEntryAttributes(scope));
-}
-
-function groupEntryAttributes(scope: LdapScope): string[] {
-  return [...new Set(Object.values(scope.mapping.groups).flat())];
 }
 
 /**

@@ -1,4 +1,4 @@
-import type { LdapScope } from './ldap-scope.js';
+import { groupEntryAttributes, type LdapScope } from './ldap-scope.js';
 import { dnKey } from './ldap-dn.js';
 import { mapGroup, type MappedGroup } from './ldap-entries.js';
 import { allOf, anyOf, escapeFilterValue } from './ldap-filter.js';
@@ -83,7 +83,7 @@ export class GroupGraph {
         this.scope.groupBase,
         this.scope.mapping.groupFilter,
         rest,
-        this.groupAttributes(),
+        groupEntryAttributes(this.scope),
       ))
         await this.add(entry);
       for (const node of batch) this.link(node);
@@ -135,9 +135,5 @@ export class GroupGraph {
       );
     }
     return found;
-  }
-
-  private groupAttributes(): string[] {
-    return [...new Set(Object.values(this.scope.mapping.groups).flat())];
   }
 }

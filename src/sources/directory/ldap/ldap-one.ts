@@ -11,7 +11,7 @@ import { guidBytes } from './ldap-filter.js';
 import { GroupGraph } from './ldap-group-graph.js';
 import { entryFacts, LdapMemberships, type PolicyNeeds } from './ldap-policy.js';
 import type { LdapReader } from './ldap-reader.js';
-import type { LdapScope } from './ldap-scope.js';
+import { groupsInScope, type LdapScope } from './ldap-scope.js';
 import type { EntryValues } from './ldap-values.js';
 
 export interface LdapOneSettings extends LdapDeltaSettings {
@@ -159,9 +159,8 @@ async function groupIdentity(
 
 /** Every group of the read with its member DNs (ranges read): what each user's groups come from. */
 async function readMemberships(reader: LdapReader, scope: LdapScope): Promise<LdapMemberships> {
-  const attributes = [...new Set(Object.values(scope.mapping.groups).flat())];
   const groups: { dn: string; group: NonNullable<ReturnType<typeof mapGroup>> }[] = [];
-  for (const entry of await reader.search(scope.groupBase, scope.mapping.groupFilter, attributes)) {
+  for (const entry of await groupsInScope(reader, scope)) {
     const group = mapGroup(entry, scope.mapping.groups);
     if (group === undefined) continue;
     for (const range of group.pendingRanges) group.memberDns.push(...(await reader.rest(entry.dn, range)));

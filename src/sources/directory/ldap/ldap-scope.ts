@@ -1,5 +1,7 @@
 import type { CompiledPolicy } from '../../../domain/identity-policy.js';
 import type { LdapMapping } from './ldap-attribute-map.js';
+import type { LdapReader } from './ldap-reader.js';
+import type { EntryValues } from './ldap-values.js';
 
 /** Where a directory's users and groups are, and how a member DN is searched for. */
 export interface LdapScope {
@@ -10,4 +12,14 @@ export interface LdapScope {
   dnAttribute: string;
   /** The directory's scope and mapping (absent: the preset's mapping alone). */
   policy?: CompiledPolicy;
+}
+
+/** The attributes a group entry is read with: those of the groups' mapping. */
+export function groupEntryAttributes(scope: LdapScope): string[] {
+  return [...new Set(Object.values(scope.mapping.groups).flat())];
+}
+
+/** Every group in scope — under the group base, matching the group filter — as a full read finds them. */
+export function groupsInScope(reader: LdapReader, scope: LdapScope): Promise<EntryValues[]> {
+  return reader.search(scope.groupBase, scope.mapping.groupFilter, groupEntryAttributes(scope));
 }
