@@ -10,6 +10,7 @@ import {
   CpuMeter,
   redisPid,
   runSync,
+  StageCpuMeter,
   startBridgeProcess,
   table,
   type BridgeChild,
@@ -27,7 +28,8 @@ import {
  *  2. The drift sync: 1% of users and 1% of groups changed on the platform behind its back.
  * For each: wall time against its request floor (list pages plus the writes the drift needs, at
  * TARGET_CONCURRENCY / latency), requests against their lower bound, the bridge's peak RSS, Redis
- * bytes per identity after the sync and at its peak during it, Redis CPU time, and the phases.
+ * bytes per identity after the sync and at its peak during it, Redis CPU time, and the phases
+ * with how busy the bridge and Redis were in each (which of them bounds it).
  * Then what GET /admin/status costs at that size: its first call and the next ones (the managed
  * count is reused for a while at this size), and the longest Redis command run meanwhile.
  */
@@ -112,12 +114,17 @@ async function measure(run: Run, label: string, pages: number, writes: number): 
     { name: 'Redis', pid: run.redisPid },
     { name: 'target (bench process)', pid: process.pid },
   ]);
+  const stages = new StageCpuMeter([
+    { name: 'bridge', pid: bridge.child.pid ?? 0 },
+    { name: 'Redis', pid: run.redisPid },
+  ]);
   const started = Date.now();
   // The phase the bridge's RSS was highest in, as the sync's progress said at each poll (100 ms).
   const highest = { mb: 0, phase: '' };
   const watch = (record: SyncResult) => {
     const mb = bridge.rssMb();
     if (mb > highest.mb) Object.assign(highest, { mb, phase: record.progress?.phase ?? '' });
+    stages.sample(stageOf(record.progress?.phase ?? 'queued'));
   };
   const { result, peak } = await redis.peakDuring(() => runSync(bridge.url, ADMIN, {}, watch));
   const wall = (Date.now() - started) / 1000;
@@ -147,8 +154,14 @@ async function measure(run: Run, label: string, pages: number, writes: number): 
       ['CPU during the sync (% of one core)', busy],
       ['phases (ms)', JSON.stringify(phases(result))],
       ['RSS at the end of each phase (MB)', JSON.stringify(result.summary.rssMb)],
+      ['CPU by stage (% of one core)', stages.report()],
     ]),
   );
+}
+
+/** Reading the source and listing the platform overlap (their progress alternates): one stage. */
+function stageOf(phase: string): string {
+  return phase === 'reading-source' || phase === 'listing-target' ? 'reading+listing' : phase;
 }
 
 function phases(result: SyncResult): Record<string, number> | undefined {

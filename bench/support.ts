@@ -229,6 +229,49 @@ export class CpuMeter {
   }
 }
 
+/**
+ * How busy each process was in each stage of a run, in percent of one core, from samples taken
+ * when the caller sees the stage (e.g. at each poll of a sync's progress): which side bounds it.
+ */
+export class StageCpuMeter {
+  private readonly stages = new Map<string, { seconds: number; cpu: number[] }>();
+  private current: { stage: string; at: number; cpu: number[] } | undefined;
+
+  constructor(private readonly processes: readonly { name: string; pid: number }[]) {}
+
+  sample(stage: string): void {
+    if (this.current?.stage === stage) return;
+    this.close();
+    this.current = { stage, at: Date.now(), cpu: this.processes.map((p) => cpuSecondsOf(p.pid)) };
+  }
+
+  /** Per stage: its wall time and each process's share of one core. */
+  report(): string {
+    this.close();
+    return [...this.stages]
+      .map(([stage, { seconds, cpu }]) => {
+        const busy = this.processes.map(
+          (p, i) => `${p.name} ${Math.round(((cpu[i] ?? 0) / seconds) * 100)}%`,
+        );
+        return `${stage} ${seconds.toFixed(1)} s: ${busy.join(', ')}`;
+      })
+      .join('; ');
+  }
+
+  private close(): void {
+    const current = this.current;
+    if (!current) return;
+    this.current = undefined;
+    const seconds = (Date.now() - current.at) / 1000;
+    const used = this.processes.map((p, i) => cpuSecondsOf(p.pid) - (current.cpu[i] ?? 0));
+    const total = this.stages.get(current.stage) ?? { seconds: 0, cpu: this.processes.map(() => 0) };
+    this.stages.set(current.stage, {
+      seconds: total.seconds + seconds,
+      cpu: total.cpu.map((value, i) => value + (used[i] ?? 0)),
+    });
+  }
+}
+
 /** The pid of the Redis server at `url` (INFO server). */
 export async function redisPid(url: string): Promise<number> {
   const { Redis } = await import('ioredis');
