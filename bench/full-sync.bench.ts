@@ -129,6 +129,7 @@ async function measure(run: Run, label: string, pages: number, writes: number): 
   const { result, peak } = await redis.peakDuring(() => runSync(bridge.url, ADMIN, {}, watch));
   const wall = (Date.now() - started) / 1000;
   const busy = meter.report();
+  const byStage = stages.report();
   const after = await redis.settled();
   const stats = target.stats({ limit: 0 });
   const bound = pages + writes;
@@ -154,7 +155,7 @@ async function measure(run: Run, label: string, pages: number, writes: number): 
       ['CPU during the sync (% of one core)', busy],
       ['phases (ms)', JSON.stringify(phases(result))],
       ['RSS at the end of each phase (MB)', JSON.stringify(result.summary.rssMb)],
-      ['CPU by stage (% of one core)', stages.report()],
+      ['CPU by stage (% of one core)', byStage],
     ]),
   );
 }
