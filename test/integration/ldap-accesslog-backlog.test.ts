@@ -54,6 +54,16 @@ describe('delta reads of an OpenLDAP access log', () => {
     await ldap.bind(slapd.rootDn, slapd.rootPassword);
     for (const n of range(1, 25))
       await ldap.modify(directory.dnOf(n), ldapChange('replace', 'sn', `Changed${n}`));
+    // What is read is the log: the test starts once the server shows each of the 25 writes in it.
+    const logged = async (n: number) =>
+      (
+        await ldap.search('cn=accesslog', {
+          filter: `(&(objectClass=auditModify)(reqDN=${directory.dnOf(n)}))`,
+        })
+      ).searchEntries.length;
+    await expect
+      .poll(async () => (await Promise.all(range(1, 25).map(logged))).every((count) => count > 0))
+      .toBe(true);
     await ldap.unbind();
 
     const read = await delta.changesSince(start);
