@@ -127,7 +127,9 @@ interface HistoryLine {
 async function stages(url: string, sent: Map<string, number>, arrived: Map<string, number>): Promise<Stages> {
   const out: Stages = { stored: [], toFirstRequest: [], reads: [], write: [] };
   for (const [userName, at] of arrived) {
-    const since = (sent.get(userName) ?? NaN) - 1;
+    const sentAt = sent.get(userName) ?? NaN;
+    // History times are whole milliseconds: an entry of the millisecond the change was sent counts.
+    const since = Math.floor(sentAt);
     const path = `/admin/identities/users/${encodeURIComponent(userName)}`;
     const { history } = await adminCall<{ history: HistoryLine[] }>(url, ADMIN, 'GET', path);
     const times = (type: string) =>
@@ -141,7 +143,7 @@ async function stages(url: string, sent: Map<string, number>, arrived: Map<strin
     const first = requests[0];
     const last = requests.at(-1);
     if (stored === undefined || first === undefined || last === undefined) continue;
-    out.stored.push(stored - since - 1);
+    out.stored.push(stored - sentAt);
     out.toFirstRequest.push(first - stored);
     out.reads.push(last - first);
     out.write.push(at - last);

@@ -221,12 +221,18 @@ export class CpuMeter {
 
   report(): string {
     const seconds = (Date.now() - this.started) / 1000;
-    return this.processes
-      .map(
-        (p, i) => `${p.name} ${Math.round(((cpuSecondsOf(p.pid) - (this.before[i] ?? 0)) / seconds) * 100)}%`,
-      )
-      .join(', ');
+    const used = this.processes.map((p, i) => cpuSecondsOf(p.pid) - (this.before[i] ?? 0));
+    return busyShares(this.processes, used, seconds);
   }
+}
+
+/** Each process's CPU seconds over `seconds` of wall time, in percent of one core. */
+function busyShares(
+  processes: readonly { name: string }[],
+  used: readonly number[],
+  seconds: number,
+): string {
+  return processes.map((p, i) => `${p.name} ${Math.round(((used[i] ?? 0) / seconds) * 100)}%`).join(', ');
 }
 
 /**
@@ -249,12 +255,10 @@ export class StageCpuMeter {
   report(): string {
     this.close();
     return [...this.stages]
-      .map(([stage, { seconds, cpu }]) => {
-        const busy = this.processes.map(
-          (p, i) => `${p.name} ${Math.round(((cpu[i] ?? 0) / seconds) * 100)}%`,
-        );
-        return `${stage} ${seconds.toFixed(1)} s: ${busy.join(', ')}`;
-      })
+      .map(
+        ([stage, { seconds, cpu }]) =>
+          `${stage} ${seconds.toFixed(1)} s: ${busyShares(this.processes, cpu, seconds)}`,
+      )
       .join('; ');
   }
 
