@@ -60,10 +60,11 @@ export async function readAccessLog(
 }
 
 /**
- * The successful writes logged from `from` (a reqStart; '' : from the start). A server's size
- * limit (slapd's default `sizelimit 500` holds for an account that is not the log database's
- * rootdn, paged searches included) would stop a read of a longer backlog for good: the read is then
- * split into time windows, halved until each fits, up to the log's last write now.
+ * The successful writes logged from `from` (a reqStart; '' : from the start). A size limit (slapd's
+ * default 500 holds for every account but the log database's rootdn, paged searches included) would
+ * stop a longer backlog for good: the read is then split into time windows, halved until each fits,
+ * up to the log's last write now. A window ends "not at or after the next µs", never with `<=`:
+ * slapd 2.5 strips the asserted time's trailing zeros, so `reqStart<=t` misses an entry at t.
  */
 async function logWrites(reader: LdapReader, logBase: string, from: string): Promise<EntryValues[]> {
   try {
@@ -84,7 +85,7 @@ async function windowedWrites(
   try {
     return await reader.search(
       logBase,
-      writesFilter(generalizedTime(from), generalizedTime(to)),
+      writesFilter(generalizedTime(from), generalizedTime(to + 1)),
       LOG_ATTRIBUTES,
     );
   } catch (error) {
@@ -95,10 +96,10 @@ async function windowedWrites(
   return [...earlier, ...(await windowedWrites(reader, logBase, middle + 1, to))];
 }
 
-function writesFilter(from: string, to?: string): string {
+function writesFilter(from: string, before?: string): string {
   const bounds = [
     ...(from === '' ? [] : [`(reqStart>=${from})`]),
-    ...(to === undefined ? [] : [`(reqStart<=${to})`]),
+    ...(before === undefined ? [] : [`(!(reqStart>=${before}))`]),
   ];
   return allOf('(objectClass=auditWriteObject)', '(reqResult=0)', ...bounds);
 }
