@@ -35,7 +35,8 @@ export async function startClusterTopology(options: { replicaFor?: string } = {}
     rmSync(root, { recursive: true, force: true });
   };
   try {
-    for (let n = 0; n < 3; n++) nodes.push(await startRedisNode({ root, config: CLUSTER_CONFIG }));
+    for (let n = 0; n < 3; n++)
+      nodes.push(await startRedisNode({ root, config: CLUSTER_CONFIG, clusterBus: true }));
     const masters = [...nodes];
     const masterClients = masters.map((node) => node.client());
     clients.push(...masterClients);
@@ -56,7 +57,7 @@ export async function startClusterTopology(options: { replicaFor?: string } = {}
     };
     let replica: RedisNode | undefined;
     if (options.replicaFor !== undefined) {
-      replica = await startRedisNode({ root, config: CLUSTER_CONFIG });
+      replica = await startRedisNode({ root, config: CLUSTER_CONFIG, clusterBus: true });
       nodes.push(replica);
       await addReplica(replica, masterFor(options.replicaFor), masterClients, clients);
     }
@@ -73,7 +74,7 @@ export async function startClusterTopology(options: { replicaFor?: string } = {}
 /** CLUSTER MEET from the first node, then waits until every node sees a whole, healthy Cluster. */
 async function introduce(clients: readonly Redis[], nodes: readonly RedisNode[]): Promise<void> {
   const [first] = clients;
-  for (const node of nodes.slice(1)) await first?.call('CLUSTER', 'MEET', '127.0.0.1', String(node.port));
+  for (const node of nodes.slice(1)) await first?.call('CLUSTER', 'MEET', ...meetArguments(node));
   await until('the Cluster to be whole', async () => {
     for (const client of clients) {
       const info = (await client.call('CLUSTER', 'INFO')) as string;
@@ -98,7 +99,7 @@ async function addReplica(
   clients.push(own);
   const masterClient = master.client();
   clients.push(masterClient);
-  await own.call('CLUSTER', 'MEET', '127.0.0.1', String(master.port));
+  await own.call('CLUSTER', 'MEET', ...meetArguments(master));
   const masterId = (await masterClient.call('CLUSTER', 'MYID')) as string;
   await until('the new node to know the master', async () =>
     ((await own.call('CLUSTER', 'NODES')) as string).includes(masterId),
@@ -113,4 +114,9 @@ async function addReplica(
     }
     return true;
   });
+}
+
+/** CLUSTER MEET's address, port and bus port (the bus is not on port + 10000 here). */
+function meetArguments(node: RedisNode): string[] {
+  return ['127.0.0.1', String(node.port), String(node.busPort ?? node.port + 10_000)];
 }

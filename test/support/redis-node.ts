@@ -12,6 +12,8 @@ import { freePort } from '../../src/ops/embedded-redis.js';
  */
 export interface RedisNode {
   readonly port: number;
+  /** A Cluster node's bus port (CLUSTER MEET needs it); undefined for the others. */
+  readonly busPort: number | undefined;
   /** 127.0.0.1:port */
   readonly address: string;
   /** A client of its own for the test (not the bridge's): fails fast, never retries for long. */
@@ -30,23 +32,57 @@ export interface RedisNodeOptions {
   config?: readonly string[];
   /** `redis-server --sentinel`. */
   sentinel?: boolean;
+  /**
+   * A Cluster node: its bus gets a free port of its own (`cluster-port`). The default, port + 10000,
+   * falls in the ephemeral range, where another process's connection may already hold it.
+   */
+  clusterBus?: boolean;
 }
 
+/** Tries with other ports when one was taken between the check and redis-server's bind. */
+const BIND_ATTEMPTS = 3;
+
 export async function startRedisNode(options: RedisNodeOptions): Promise<RedisNode> {
-  const port = await freePort();
-  const dir = join(options.root, String(port));
+  for (let attempt = 1; ; attempt++) {
+    const ports = { port: await freePort(), bus: options.clusterBus ? await freePort() : undefined };
+    if (ports.bus === ports.port) continue;
+    const { file, args } = writeNodeConfig(options, ports);
+    try {
+      const child = await launch(args, ports.port);
+      return runningNode(ports, file, args, child);
+    } catch (error) {
+      if (attempt >= BIND_ATTEMPTS || !/Address already in use/.test(String(error))) throw error;
+    }
+  }
+}
+
+function writeNodeConfig(
+  options: RedisNodeOptions,
+  ports: { port: number; bus: number | undefined },
+): { file: string; args: string[] } {
+  const dir = join(options.root, String(ports.port));
   mkdirSync(dir, { recursive: true });
   const file = join(dir, options.sentinel ? 'sentinel.conf' : 'redis.conf');
-  const base = [`port ${port}`, 'bind 127.0.0.1', `dir ${dir}`, 'protected-mode yes'];
+  const base = [`port ${ports.port}`, 'bind 127.0.0.1', `dir ${dir}`, 'protected-mode yes'];
   const storage = options.sentinel ? [] : ['save ""', 'appendonly no'];
-  writeFileSync(file, [...base, ...storage, ...(options.config ?? [])].join('\n') + '\n');
-  const args = options.sentinel ? [file, '--sentinel'] : [file];
-  let child = await launch(args, port);
+  const bus = ports.bus === undefined ? [] : [`cluster-port ${ports.bus}`];
+  writeFileSync(file, [...base, ...storage, ...bus, ...(options.config ?? [])].join('\n') + '\n');
+  return { file, args: options.sentinel ? [file, '--sentinel'] : [file] };
+}
+
+function runningNode(
+  { port, bus }: { port: number; bus: number | undefined },
+  file: string,
+  args: readonly string[],
+  first: ChildProcess,
+): RedisNode {
+  let child = first;
   const clients: Redis[] = [];
   const onExit = () => child.kill('SIGKILL');
   process.once('exit', onExit);
   return {
     port,
+    busPort: bus,
     address: `127.0.0.1:${port}`,
     client() {
       const client = new Redis({
