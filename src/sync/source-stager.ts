@@ -25,6 +25,8 @@ export class SourceStager implements SnapshotSink {
   private batches = 0;
   /** Items the input's scope and mapping could not map: how many, and the first few with why. */
   readonly skipped = { count: 0, sample: [] as { kind: SnapshotKind; label: string; reason: string }[] };
+  /** Of them, users. */
+  skippedUsers = 0;
   /** Called once, when the first user is staged (the listing of the platform may then start). */
   onFirstUser: (() => void) | undefined;
 
@@ -75,6 +77,7 @@ export class SourceStager implements SnapshotSink {
 
   skip(kind: SnapshotKind, label: string, reason: string): void {
     this.skipped.count++;
+    if (kind === 'users') this.skippedUsers++;
     if (this.skipped.sample.length < 100) this.skipped.sample.push({ kind, label, reason });
   }
 

@@ -43,18 +43,53 @@ export interface Verdict {
 }
 
 /**
- * Refuses a source that lists no users while the bridge manages some, unless the request said the
- * directory really is empty (`allowEmpty`): an export that came back empty must not deprovision
- * everyone. Thrown before anything is written.
+ * Why a source's read left no users when it listed some: a scope and mapping (the candidate's of a
+ * preview, or the input's own) kept none of them in.
  */
-export function refuseEmptySource(source: SourceCount, managedUsers: number, allowEmpty: boolean): void {
+export interface ScopedOut {
+  /** `candidate`: a preview's candidate; `configured`: the input's scope and mapping in force. */
+  policy: 'candidate' | 'configured';
+  /** Users the source listed before its scope, when known (a read that compares two counts each). */
+  listed?: number;
+  /** Users the scope and mapping could not map. */
+  unmappable: number;
+}
+
+/**
+ * Refuses a source that lists no users while the bridge manages some, unless the request said the
+ * directory really is empty (`allowEmpty`): an export that came back empty, or a scope that keeps
+ * nobody in, must not deprovision everyone. Thrown before anything is written.
+ */
+export function refuseEmptySource(
+  source: SourceCount,
+  managedUsers: number,
+  allowEmpty: boolean,
+  scopedOut?: ScopedOut,
+): void {
   if (source.users !== 0 || managedUsers === 0 || allowEmpty) return;
   const origin = source.name === 'snapshot' ? 'The pushed snapshot' : `The directory source (${source.name})`;
+  const retry = 'start the sync again with allowEmpty: true (scim-bridge sync --allow-empty)';
+  if (scopedOut === undefined) {
+    throw new BridgeError(
+      'source_empty',
+      `${origin} lists no users while the bridge manages ${managedUsers}; nothing was changed. If the ` +
+        `directory really is empty, ${retry}`,
+    );
+  }
   throw new BridgeError(
     'source_empty',
-    `${origin} lists no users while the bridge manages ${managedUsers}; nothing was changed. If the ` +
-      'directory really is empty, start the sync again with allowEmpty: true (scim-bridge sync --allow-empty)',
+    `${origin} ${scopedWording(scopedOut)} while the bridge manages ${managedUsers}: a sync that ` +
+      `would deprovision them all is refused; nothing was changed. If no user should be in scope, ${retry}`,
   );
+}
+
+function scopedWording({ policy, listed, unmappable }: ScopedOut): string {
+  const cannot = unmappable > 0 ? `${unmappable} cannot be mapped` : '';
+  if (listed === undefined) return `lists no users in its scope and mapping${cannot ? ` (${cannot})` : ''}`;
+  const whose =
+    policy === 'candidate' ? "the candidate's scope and mapping leave" : 'its scope and mapping leave';
+  const outside = `${listed - unmappable} out of scope${cannot ? `, ${cannot}` : ''}`;
+  return `lists ${listed} users, but ${whose} none of them in (${outside})`;
 }
 
 /** DEPROVISION_LIMIT as a count: the smaller of the count and the share of the managed users. */

@@ -1,4 +1,5 @@
 import type { Owner } from '../domain/desired-change.js';
+import { DEFAULT_POLICY } from '../domain/identity-policy.js';
 import type { FullRead } from '../domain/input.js';
 import { BridgeError } from '../domain/errors.js';
 import { sourceInvalid } from '../domain/snapshot.js';
@@ -9,7 +10,7 @@ import type { SyncRecord } from '../store/sync-record.store.js';
 import type { SyncRunStore } from '../store/sync-run.store.js';
 import { progress, type CancelWatch, type FullSyncDeps, type PhaseTimes } from './full-sync.context.js';
 import type { RunMode } from './run-mode.js';
-import { refuseEmptySource, type SourceCount } from './sync-guards.js';
+import { refuseEmptySource, type ScopedOut, type SourceCount } from './sync-guards.js';
 import { SourceStager } from './source-stager.js';
 import { policyReader } from './policy-run.js';
 import type { PreviewRecorder } from './policy-preview.js';
@@ -74,8 +75,8 @@ export async function readAndList(deps: FullSyncDeps, run: RunContext): Promise<
   const managedUsers = await deps.store.managedAndDesired('user', run.scope);
   const observedAt = deps.store.clock.now();
   // A link-only run removes nothing (an empty source is harmless there); an approved one was judged.
-  const refuse = (count: SourceCount) => {
-    if (run.mode.refusesEmpty) refuseEmptySource(count, managedUsers, run.record.allowEmpty);
+  const refuse = (count: SourceCount, scopedOut?: ScopedOut) => {
+    if (run.mode.refusesEmpty) refuseEmptySource(count, managedUsers, run.record.allowEmpty, scopedOut);
   };
   const input = run.scope === undefined ? undefined : deps.readers.get(run.scope);
   const reader = isStaged(run) || !input ? input : await policyReader(deps, run, input);
@@ -146,7 +147,7 @@ async function readSource(
   deps: FullSyncDeps,
   run: RunContext,
   reader: FullRead,
-  gate: { refuse: (count: SourceCount) => void; startListing: () => void },
+  gate: { refuse: (count: SourceCount, scopedOut?: ScopedOut) => void; startListing: () => void },
 ): Promise<SourceView> {
   const { staging } = run.store;
   await staging.drop('source');
@@ -174,9 +175,26 @@ async function readSource(
     sourceUsers: count.users,
     staged: '1',
   });
-  gate.refuse(count);
+  gate.refuse(count, scopedOutOf(run, reader, stager));
   gate.startListing();
   return { count };
+}
+
+/**
+ * What a scope and mapping left out of a read, for the empty-source refusal to say why no user is
+ * left: a preview or a changed configuration counts every user it compared; a read by the input's
+ * own scope counts only those it could not map. Undefined for a read by the default (no scope).
+ */
+function scopedOutOf(run: RunContext, reader: FullRead, stager: SourceStager): ScopedOut | undefined {
+  const policy = run.record.candidate === undefined ? 'configured' : 'candidate';
+  if (run.preview) {
+    const { counts } = run.preview.preview;
+    const listed = Object.values(counts).reduce((sum, count) => sum + count.users, 0);
+    return { policy, listed, unmappable: counts.unmappable.users };
+  }
+  const active = reader.policy?.active;
+  if (!active || active.fingerprint === DEFAULT_POLICY.fingerprint) return undefined;
+  return { policy, unmappable: stager.skippedUsers };
 }
 
 /** Identities the input's scope and mapping could not map: left out of the run, reported with it. */

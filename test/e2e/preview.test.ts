@@ -151,4 +151,22 @@ describe('the Preview view in Chromium, against a known LDAP directory', () => {
     );
     expectCleanSession(browser, fixture.engine.bridge.http.url);
   }, 30_000);
+
+  it('shows why a candidate that keeps no user in would be refused, with whom it leaves out', async () => {
+    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Preview' }).click();
+    await page
+      .getByLabel('Candidate scope and mapping (JSON)')
+      .fill(JSON.stringify({ scope: { users: 'false' } }));
+    await page.getByRole('button', { name: 'Preview', exact: true }).click();
+    await page.waitForURL(/#\/preview\/sync-/);
+    await page.locator('#preview-result[data-state="failed"]').waitFor({ timeout: 30_000 });
+    expect(await page.locator('#preview-result [role="alert"]').innerText()).toMatch(
+      /^The preview failed: source_empty: The directory source \(ldap\) lists 20 users, but the candidate's scope and mapping leave none of them in \(20 out of scope\)/,
+    );
+    const rows = page.getByRole('table', { name: 'Identities by category' }).locator('tbody tr');
+    expect((await rows.nth(1).locator('td').allInnerTexts()).slice(0, 3)).toEqual(['leaving', '20', '0']);
+    await page.locator('#preview-leaving tr', { hasText: 'p20@example.com' }).waitFor();
+    expect(await page.locator('#preview-guards').count()).toBe(0);
+    expect(fixture.target.users().filter((u) => u.active === false)).toEqual([]);
+  }, 30_000);
 });

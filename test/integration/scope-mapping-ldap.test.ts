@@ -1,6 +1,7 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Client } from 'ldapts';
 import request from 'supertest';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { ReferenceTarget } from 'scim-reference-target';
@@ -154,6 +155,73 @@ describe('scope and mapping of an LDAP directory', () => {
     expect(target.users().length).toBe(PEOPLE);
   });
 
+  it('says a preview whose candidate keeps no user in would be refused, and why, keeping its counts', async () => {
+    target = await startTarget({ pageCap: 100 });
+    engine = await startBridge(uniquePrefix());
+    expect((await sync()).state).toBe('completed');
+    await engine.drain();
+    const candidate = {
+      scope: { users: 'memberOf("cn=nobody,ou=groups,dc=example,dc=com") || uid == "p02"' },
+      mapping: { users: { userName: 'uid == "p02" ? "" : mail' } },
+    };
+    const view = await sync({ dryRun: true, candidate });
+    expect(view.state).toBe('failed');
+    expect(view.error).toMatchObject({ code: 'source_empty', side: 'source' });
+    expect(view.error?.message).toMatch(
+      /^The directory source \(ldap\) lists 50 users, but the candidate's scope and mapping leave none of them in \(49 out of scope, 1 cannot be mapped\) while the bridge manages 50: /,
+    );
+    expect(view.preview?.counts.leaving).toEqual({ users: 49, groups: 0 });
+    expect((await page(view.jobId, 'unmappable')).items).toEqual([
+      expect.objectContaining({ id: expect.any(String), reason: 'userName: empty', label: dnOf(2) }),
+    ]);
+    expect(target.users().filter((u) => u.active === false)).toEqual([]);
+  });
+
+  it('says a scope in force that keeps no user in is why a sync is refused', async () => {
+    target = await startTarget({ pageCap: 100 });
+    const prefix = uniquePrefix();
+    engine = await startBridge(prefix);
+    expect((await sync()).state).toBe('completed');
+    await engine.drain();
+    await engine.bridge.close();
+    const nobody = `  scope:\n    users: 'memberOf("cn=nobody,ou=groups,dc=example,dc=com")'\n`;
+    engine = await startBridge(prefix, nobody);
+    const refused = await sync();
+    expect(refused.error?.message).toMatch(
+      /^The directory source \(ldap\) lists 50 users, but its scope and mapping leave none of them in \(50 out of scope\) while the bridge manages 50: /,
+    );
+    expect(target.users().filter((u) => u.active === false)).toEqual([]);
+  });
+
+  it('says the scope in force is why a sync is refused once the last user in it is gone', async () => {
+    target = await startTarget({ pageCap: 100 });
+    const ldap = new Client({ url: slapd.url });
+    await ldap.bind(slapd.rootDn, slapd.rootPassword);
+    const dn = `uid=x99,ou=people,${SUFFIX}`;
+    await ldap.add(dn, {
+      objectClass: 'inetOrgPerson',
+      uid: 'x99',
+      cn: 'X',
+      sn: 'X',
+      mail: 'x99@example.com',
+    });
+    try {
+      engine = await startBridge(uniquePrefix(), `  scope:\n    users: 'uid == "x99"'\n`);
+      expect((await sync()).state).toBe('completed');
+      await engine.drain();
+      await ldap.del(dn);
+      // The scope is the one the last sync applied: nothing compares it, the read counts no one.
+      const refused = await sync();
+      expect(refused.error?.message).toMatch(
+        /^The directory source \(ldap\) lists no users in its scope and mapping while the bridge manages 1: /,
+      );
+      expect(target.users().filter((u) => u.active === false)).toEqual([]);
+    } finally {
+      await ldap.del(dn).catch(() => undefined);
+      await ldap.unbind();
+    }
+  });
+
   it('leaves out the one user an expression fails on, reported, and completes the run', async () => {
     target = await startTarget({ pageCap: 100 });
     const mapping = `  mapping:\n    users:\n      userName: 'uid == "p03" ? values("mail")[1] : mail'\n`;
@@ -194,6 +262,7 @@ describe('scope and mapping of an LDAP directory', () => {
 interface SyncView {
   jobId: string;
   state: string;
+  error?: { code: string; side: string; message: string };
   policyFingerprint?: string;
   skipped?: unknown;
   plan?: { holdReasons?: string[] };

@@ -33,4 +33,30 @@ describe('full sync guards', () => {
     expect(() => refuseEmptySource({ name: 'none' }, 3, false)).not.toThrow();
     expect(() => refuseEmptySource({ name: 'snapshot', users: 1 }, 3, false)).not.toThrow();
   });
+
+  it('says why no user is left when a scope and mapping kept none of those the source listed', () => {
+    const messageOf = (scopedOut: Parameters<typeof refuseEmptySource>[3]) => {
+      try {
+        refuseEmptySource({ name: 'ldap', users: 0 }, 7, false, scopedOut);
+      } catch (error) {
+        return (error as Error).message;
+      }
+      return undefined;
+    };
+    expect(messageOf({ policy: 'candidate', listed: 40, unmappable: 3 })).toMatch(
+      /^The directory source \(ldap\) lists 40 users, but the candidate's scope and mapping leave none of them in \(37 out of scope, 3 cannot be mapped\) while the bridge manages 7: a sync that would deprovision them all is refused; nothing was changed\. If no user should be in scope, start the sync again with allowEmpty: true/,
+    );
+    expect(messageOf({ policy: 'configured', listed: 40, unmappable: 0 })).toMatch(
+      /lists 40 users, but its scope and mapping leave none of them in \(40 out of scope\) while/,
+    );
+    expect(messageOf({ policy: 'configured', unmappable: 2 })).toMatch(
+      /^The directory source \(ldap\) lists no users in its scope and mapping \(2 cannot be mapped\) while the bridge manages 7:/,
+    );
+    expect(messageOf({ policy: 'configured', unmappable: 0 })).toMatch(
+      /lists no users in its scope and mapping while the bridge manages 7:/,
+    );
+    expect(() =>
+      refuseEmptySource({ name: 'ldap', users: 0 }, 7, true, { policy: 'candidate', unmappable: 1 }),
+    ).not.toThrow();
+  });
 });

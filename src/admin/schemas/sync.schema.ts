@@ -20,7 +20,8 @@ export const SyncProgress = z.strictObject({ phase: z.enum(SYNC_PHASES), done: c
 
 export const SyncError = z.strictObject({
   code: text().meta({
-    description: 'e.g. cancelled, source_empty (the source listed no users: nothing changed).',
+    description:
+      'e.g. cancelled, source_empty (the source, or its scope and mapping, left no users: nothing changed).',
   }),
   side: z
     .enum(['input', 'config', 'store', 'platform', 'source', 'bridge'])

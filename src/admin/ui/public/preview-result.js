@@ -184,3 +184,20 @@ export function previewResult(sync) {
     settingsSection(preview, sides(sync)),
   ];
 }
+
+/**
+ * What a refused preview still found (a candidate that keeps no user in ends with source_empty):
+ * its counts, its identities by category and the two configurations; no guards, as it has no plan.
+ *
+ * @param {SyncView} sync
+ * @returns {Child[]}
+ */
+export function refusedPreviewResult(sync) {
+  const preview = sync.preview;
+  if (!preview) return [];
+  return [
+    countsSection(preview),
+    previewLists(sync.jobId, preview.counts),
+    settingsSection(preview, sides(sync)),
+  ];
+}

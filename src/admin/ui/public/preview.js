@@ -7,7 +7,7 @@
 import { api, enc } from './api.js';
 import { announce, errorBox, fill, h, heading } from './dom.js';
 import { candidateForm } from './preview-form.js';
-import { previewResult } from './preview-result.js';
+import { previewResult, refusedPreviewResult } from './preview-result.js';
 import { isSettled, liveProgress } from './progress.js';
 
 /** @import { SyncView } from '../api-types.js' */
@@ -85,7 +85,7 @@ function followPreview(jobId, message) {
     if (ended) return;
     ended = true;
     result.dataset.state = sync.state;
-    fill(result, sync.error ? failure(sync.error) : previewResult(sync));
+    fill(result, sync.error ? [failure(sync.error), refusedPreviewResult(sync)] : previewResult(sync));
     announce(sync.error ? 'The preview failed' : 'The preview is ready');
   }
   async function load() {
