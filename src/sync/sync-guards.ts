@@ -89,7 +89,7 @@ function scopedWording({ policy, listed, unmappable }: ScopedOut): string {
   const whose =
     policy === 'candidate' ? "the candidate's scope and mapping leave" : 'its scope and mapping leave';
   const outside = `${listed - unmappable} out of scope${cannot ? `, ${cannot}` : ''}`;
-  return `lists ${listed} users, but ${whose} none of them in (${outside})`;
+  return `lists ${listed} ${listed === 1 ? 'user' : 'users'}, but ${whose} none of them in (${outside})`;
 }
 
 /** DEPROVISION_LIMIT as a count: the smaller of the count and the share of the managed users. */

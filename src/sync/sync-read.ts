@@ -183,18 +183,18 @@ async function readSource(
 /**
  * What a scope and mapping left out of a read, for the empty-source refusal to say why no user is
  * left: a preview or a changed configuration counts every user it compared; a read by the input's
- * own scope counts only those it could not map. Undefined for a read by the default (no scope).
+ * own scope counts only those it could not map. Undefined when the source itself listed no user.
  */
 function scopedOutOf(run: RunContext, reader: FullRead, stager: SourceStager): ScopedOut | undefined {
   const policy = run.record.candidate === undefined ? 'configured' : 'candidate';
   if (run.preview) {
     const { counts } = run.preview.preview;
     const listed = Object.values(counts).reduce((sum, count) => sum + count.users, 0);
-    return { policy, listed, unmappable: counts.unmappable.users };
+    return listed === 0 ? undefined : { policy, listed, unmappable: counts.unmappable.users };
   }
   const active = reader.policy?.active;
-  if (!active || active.fingerprint === DEFAULT_POLICY.fingerprint) return undefined;
-  return { policy, unmappable: stager.skippedUsers };
+  const scoped = active !== undefined && active.fingerprint !== DEFAULT_POLICY.fingerprint;
+  return scoped || stager.skippedUsers > 0 ? { policy, unmappable: stager.skippedUsers } : undefined;
 }
 
 /** Identities the input's scope and mapping could not map: left out of the run, reported with it. */

@@ -49,6 +49,9 @@ describe('full sync guards', () => {
     expect(messageOf({ policy: 'configured', listed: 40, unmappable: 0 })).toMatch(
       /lists 40 users, but its scope and mapping leave none of them in \(40 out of scope\) while/,
     );
+    expect(messageOf({ policy: 'candidate', listed: 1, unmappable: 1 })).toMatch(
+      /lists 1 user, but the candidate's scope and mapping leave none of them in \(0 out of scope, 1 cannot be mapped\)/,
+    );
     expect(messageOf({ policy: 'configured', unmappable: 2 })).toMatch(
       /^The directory source \(ldap\) lists no users in its scope and mapping \(2 cannot be mapped\) while the bridge manages 7:/,
     );
