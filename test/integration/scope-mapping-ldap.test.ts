@@ -62,6 +62,15 @@ describe('scope and mapping of an LDAP directory', () => {
       ...ldapSourceEnv(slapd, SUFFIX),
     });
   }
+  /** A bridge synced once with the defaults, then started again on its keys with `policy`. */
+  async function restartedWith(policy: string): Promise<void> {
+    const prefix = uniquePrefix();
+    engine = await startBridge(prefix);
+    expect((await sync()).state).toBe('completed');
+    await engine.drain();
+    await engine.bridge.close();
+    engine = await startBridge(prefix, policy);
+  }
   const http = () => request(engine!.bridge.http.server);
   async function sync(body: Record<string, unknown> = {}): Promise<SyncView> {
     const { jobId } = (await http().post('/admin/sync').set(auth).send(body).expect(202)).body as {
@@ -179,13 +188,7 @@ describe('scope and mapping of an LDAP directory', () => {
 
   it('says a scope in force that keeps no user in is why a sync is refused', async () => {
     target = await startTarget({ pageCap: 100 });
-    const prefix = uniquePrefix();
-    engine = await startBridge(prefix);
-    expect((await sync()).state).toBe('completed');
-    await engine.drain();
-    await engine.bridge.close();
-    const nobody = `  scope:\n    users: 'memberOf("cn=nobody,ou=groups,dc=example,dc=com")'\n`;
-    engine = await startBridge(prefix, nobody);
+    await restartedWith(`  scope:\n    users: 'memberOf("cn=nobody,ou=groups,dc=example,dc=com")'\n`);
     const refused = await sync();
     expect(refused.error?.message).toMatch(
       /^The directory source \(ldap\) lists 50 users, but its scope and mapping leave none of them in \(50 out of scope\) while the bridge manages 50: /,
@@ -244,13 +247,7 @@ describe('scope and mapping of an LDAP directory', () => {
 
   it('holds the next sync with configuration-changed once a scope narrowed by 40% is made active', async () => {
     target = await startTarget({ pageCap: 100 });
-    const prefix = uniquePrefix();
-    engine = await startBridge(prefix);
-    expect((await sync()).state).toBe('completed');
-    await engine.drain();
-    await engine.bridge.close();
-    const narrowed = `  scope:\n    users: 'memberOf("cn=all,ou=groups,dc=example,dc=com")'\n`;
-    engine = await startBridge(prefix, narrowed);
+    await restartedWith(`  scope:\n    users: 'memberOf("cn=all,ou=groups,dc=example,dc=com")'\n`);
     const held = await sync();
     expect(held.state).toBe('awaiting-approval');
     expect(held.plan?.holdReasons).toContain('configuration-changed');
