@@ -1,4 +1,3 @@
-import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FILTER_LIMITS } from '../../src/domain/scim-filter.js';
 import {
@@ -8,6 +7,7 @@ import {
   USER_SCHEMA,
   type ScimFixture,
 } from '../support/scim-fixture.js';
+import { monitorRedis } from '../support/redis-monitor.js';
 import { testRedisUrl } from '../support/redis.js';
 
 // Hostile SCIM filters (issue 14, item 1): huge, long, deep. Each is refused with a 400
@@ -125,18 +125,9 @@ describe('hostile SCIM filters', () => {
    */
   async function watchingRedis<T>(fixture: ScimFixture, task: () => Promise<T>): Promise<T> {
     const prefix = fixture.config.redis.keyPrefix;
-    const client = new Redis(testRedisUrl());
-    const monitor = await client.monitor();
-    // The shared Redis serves other test files meanwhile: its stream of their commands may still be
-    // arriving as the monitor disconnects, and ioredis reports each such line as an error of the
-    // connection. Those are not this test's to judge.
-    let closing = false;
-    monitor.on('error', (error: Error) => {
-      if (!closing) throw error;
-    });
     const largest: number[] = [0];
     let ended = false;
-    monitor.on('monitor', (_time: string, args: string[]) => {
+    const monitor = await monitorRedis(testRedisUrl(), (args) => {
       if (args[0]?.toLowerCase() === 'echo' && args[1] === `${prefix}:watched`) ended = true;
       else if (args.some((arg) => arg.startsWith(prefix))) largest.push(args.length);
     });
@@ -149,9 +140,7 @@ describe('hostile SCIM filters', () => {
       expect(Math.max(...largest)).toBeLessThanOrEqual(502);
       return result;
     } finally {
-      closing = true;
-      monitor.disconnect();
-      client.disconnect();
+      monitor.close();
     }
   }
 
