@@ -36,7 +36,7 @@ export function adminStatusRouter(deps: AdminStatusDeps): Router {
       deps.inputs(),
       deps.redis(),
     ]);
-    const active = await activeSync(deps.syncs);
+    const active = await activeSyncs(deps.syncs);
     const lastFull = last ? await deps.syncs.get(last.jobId) : undefined;
     const pausedForMs = queues.reconcile?.pausedForMs;
     const status: Status = {
@@ -52,7 +52,8 @@ export function adminStatusRouter(deps: AdminStatusDeps): Router {
       conflicts: counts.conflicts,
       owners: counts.owners,
       inputs,
-      activeSync: viewOrNull(active),
+      activeSync: viewOrNull(active.find((r) => r.state === 'awaiting-approval') ?? active[0]),
+      activeSyncs: active.map((record) => syncView(record)),
       lastSync: viewOrNull(recent[0]),
       lastFullSync: viewOrNull(lastFull),
       redis,
@@ -62,9 +63,10 @@ export function adminStatusRouter(deps: AdminStatusDeps): Router {
   return router;
 }
 
-async function activeSync(syncs: SyncService): Promise<SyncRecord | undefined> {
-  const id = await syncs.records.activeSyncId();
-  return id ? syncs.get(id) : undefined;
+/** The syncs running or held, one per input's slot. */
+async function activeSyncs(syncs: SyncService): Promise<SyncRecord[]> {
+  const records = await Promise.all((await syncs.records.activeSyncs()).map((id) => syncs.get(id)));
+  return records.filter((record): record is SyncRecord => record !== undefined);
 }
 
 function viewOrNull(record: SyncRecord | undefined) {

@@ -137,17 +137,18 @@ export class IdentityTraceQueries {
   }
 
   /**
-   * The sync awaiting approval that holds a removal of this identity, if any: a user it would
+   * The sync awaiting approval (in any input's slot) that holds a removal of this identity, if any: a user it would
    * deprovision, a group it would delete or take members out of.
    */
   private async heldBy(kind: IdentityKind, id: string): Promise<string | undefined> {
-    const syncId = await this.redis.get(this.keys.syncActive());
-    if (!syncId) return undefined;
-    const [state, held] = await Promise.all([
-      this.redis.hget(this.keys.sync(syncId), 'state'),
-      this.redis.sismember(this.keys.syncWork(syncId, 'removals'), `${kind}:${id}`),
-    ]);
-    return state === 'awaiting-approval' && held === 1 ? syncId : undefined;
+    for (const syncId of await this.redis.hvals(this.keys.syncActive())) {
+      const [state, held] = await Promise.all([
+        this.redis.hget(this.keys.sync(syncId), 'state'),
+        this.redis.sismember(this.keys.syncWork(syncId, 'removals'), `${kind}:${id}`),
+      ]);
+      if (state === 'awaiting-approval' && held === 1) return syncId;
+    }
+    return undefined;
   }
 }
 

@@ -88,7 +88,9 @@ export { SCRATCH_TABLES, syncWorkParts, type ScratchTable, type SyncWorkPart } f
  *                    The src: parts are what the sync kept of its source, so they stay while it is
  *                    held (approval plans again from them); a pushed snapshot's expire after 24 h
  *                    unless held.
- *   P:sync:active       string id of the running (or held) full reconciliation
+ *   P:sync:active       hash   sync slot → id of the running (or held) full reconciliation in it:
+ *                              one slot per input (its owner name; `*` for a sync of the desired
+ *                              state as it is), so that inputs never wait for each other
  *   P:sync:runs         zset   sync ids by start time (history)
  *   P:events:<source>:<id>  string  seen webhook event ids (24 h)
  *   P:okta:first:<uuid>     string  an Okta event first seen, by `hook` or `poll` (the value), 24 h:
@@ -107,7 +109,7 @@ export { SCRATCH_TABLES, syncWorkParts, type ScratchTable, type SyncWorkPart } f
  *
  * Lua scripts never build a key: the caller builds every key a script touches here and hands it in
  * as KEYS (LuaScript.run), each script documenting the order it expects. A script that only learns
- * an id while it runs (the groups of a deleted user, found in P:u:memberof; the active sync, read
+ * an id while it runs (the groups of a deleted user, found in P:u:memberof; the active syncs, read
  * from P:sync:active) receives that family of keys as a KeyFamily instead — two ARGV entries, stem
  * and suffix — and forms the key as stem .. id .. suffix. Such keys share the prefix's hash tag,
  * hence the Cluster slot of the declared KEYS.

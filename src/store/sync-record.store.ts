@@ -3,12 +3,14 @@ import { formatKey } from '../domain/identity.js';
 import type { Watermark } from '../domain/input.js';
 import type { Keys } from './keys.js';
 import { LuaScript } from './lua-script.js';
-import { FINISH, START, syncRecordKeys } from './lua/sync-record.lua.js';
+import { FINISH, MIGRATE_SLOTS, START, syncRecordKeys } from './lua/sync-record.lua.js';
 import type { RedisClock } from './redis-clock.js';
 import type { RedisClient } from './redis-connection.js';
 import { storeCall } from './redis-errors.js';
 import type { SyncError } from '../domain/sync-error.js';
 import { lastPolicyOf } from './sync-policy.queries.js';
+import { lastCompletedOf } from './sync-baseline.queries.js';
+import { toRecord } from './sync-record.fields.js';
 
 export type SyncState = 'queued' | 'running' | 'awaiting-approval' | 'completed' | 'failed';
 export type SyncPhase =
@@ -62,8 +64,20 @@ export interface SyncRecord {
   cancelRequested: boolean;
 }
 
-const scripts = { start: new LuaScript(START), finish: new LuaScript(FINISH) };
+const scripts = {
+  start: new LuaScript(START),
+  finish: new LuaScript(FINISH),
+  migrateSlots: new LuaScript(MIGRATE_SLOTS),
+};
 const RETAINED_RUNS = 100;
+
+/**
+ * The sync slot of an input: its owner name; `*` for a sync of the desired state as it is (no
+ * input read). One sync runs or waits for approval per slot: inputs never wait for each other.
+ */
+export function syncSlot(owner: string | undefined): string {
+  return owner ?? '*';
+}
 
 /** Full reconciliations in Redis: their records, the active slot, pending identities, held runs. */
 export class SyncRecordStore {
@@ -74,8 +88,9 @@ export class SyncRecordStore {
   ) {}
 
   /**
-   * Returns the new sync's id, or the id of the one already running or held. `stagedUsers`: the
-   * sync's snapshot was staged with the request (store/sync-staging.store.ts), listing so many users.
+   * Returns the new sync's id, or the id of the one already running or held in the same input's
+   * slot. `stagedUsers`: the sync's snapshot was staged with the request
+   * (store/sync-staging.store.ts), listing so many users.
    */
   async start(
     syncId: string,
@@ -98,6 +113,7 @@ export class SyncRecordStore {
       options.allowEmpty ? '1' : '0',
       options.linkOnly ? '1' : '0',
       options.owner ?? '',
+      syncSlot(options.owner),
     ];
     const keys = syncRecordKeys(this.keys, syncId);
     const [status, id] = (await storeCall(() => scripts.start.run(this.redis, keys, args))) as [
@@ -108,8 +124,28 @@ export class SyncRecordStore {
     return { started: status === 'started', syncId: id };
   }
 
-  async activeSyncId(): Promise<string | undefined> {
-    return (await storeCall(() => this.redis.get(this.keys.syncActive()))) ?? undefined;
+  /** The sync running or held in an input's slot; without one, in any slot. */
+  async activeSyncId(owner?: string): Promise<string | undefined> {
+    if (owner !== undefined)
+      return (await storeCall(() => this.redis.hget(this.keys.syncActive(), syncSlot(owner)))) ?? undefined;
+    return (await this.activeSyncs())[0];
+  }
+
+  /** Every sync running or held, one per input's slot, oldest first. */
+  async activeSyncs(): Promise<string[]> {
+    const ids = await storeCall(() => this.redis.hvals(this.keys.syncActive()));
+    return ids.sort();
+  }
+
+  /**
+   * Moves the one active sync of a bridge from before per-input slots (P:sync:active held its id
+   * as a string) into its input's slot. Run at start; nothing to do once moved.
+   */
+  async migrateSlots(): Promise<void> {
+    const family = this.keys.syncFamily();
+    await storeCall(() =>
+      scripts.migrateSlots.run(this.redis, [this.keys.syncActive()], [family.stem, family.suffix]),
+    );
   }
 
   async get(syncId: string): Promise<SyncRecord | undefined> {
@@ -208,32 +244,13 @@ export class SyncRecordStore {
     return raw ? (JSON.parse(raw) as T) : undefined;
   }
 
-  /**
-   * The last completed sync (not a dry run, not `except`) that read the named source for the same
-   * input (`owner`, its directory; a record from before owners were recorded matches any), with
-   * the number of users it listed: the baseline of SOURCE_SHRINK_LIMIT.
-   */
-  async lastCompletedOf(
+  /** The baseline of SOURCE_SHRINK_LIMIT (sync-baseline.queries.ts). */
+  lastCompletedOf(
     source: string,
     owner: string | undefined,
     except: string,
   ): Promise<{ jobId: string; users: number } | undefined> {
-    const ids = await storeCall(() => this.redis.zrevrange(this.keys.syncRuns(), 0, -1));
-    for (let i = 0; i < ids.length; i += 20) {
-      const batch = ids.slice(i, i + 20).filter((id) => id !== except);
-      // A link-only run removes nothing and is never held: it is no baseline for the shrink guard.
-      const fields = ['state', 'dryRun', 'source', 'sourceUsers', 'owner', 'linkOnly'] as const;
-      const rows = await storeCall(() =>
-        Promise.all(batch.map((id) => this.redis.hmget(this.keys.sync(id), ...fields))),
-      );
-      for (const [n, [state, dryRun, name, users, by, linkOnly]] of rows.entries()) {
-        const jobId = batch[n];
-        const sameInput = by === null || owner === undefined || by === owner;
-        const applied = state === 'completed' && dryRun !== '1' && linkOnly !== '1';
-        if (jobId && applied && name === source && sameInput && users) return { jobId, users: Number(users) };
-      }
-    }
-    return undefined;
+    return lastCompletedOf(this.redis, this.keys, { source, owner, except });
   }
 
   /** The input's last applied scope and mapping (sync-policy.queries.ts). */
@@ -255,46 +272,4 @@ export class SyncRecordStore {
     await this.redis.del(...old.map((id) => this.keys.sync(id)));
     await this.redis.zrem(this.keys.syncRuns(), ...old);
   }
-}
-
-function toRecord(jobId: string, hash: Record<string, string>): SyncRecord {
-  const json = <T>(field: string): T | undefined =>
-    hash[field] ? (JSON.parse(hash[field]) as T) : undefined;
-  const iso = (field: string) => (hash[field] ? new Date(Number(hash[field])).toISOString() : undefined);
-  const counters = (prefix: string) =>
-    Object.fromEntries(
-      Object.entries(hash)
-        .filter(([k]) => k.startsWith(prefix))
-        .map(([k, v]) => [
-          k.slice(prefix.length).replace(/^u:/, 'user:').replace(/^g:/, 'group:'),
-          Number(v),
-        ]),
-    );
-  return {
-    jobId,
-    state: hash.state as SyncState,
-    dryRun: hash.dryRun === '1',
-    trigger: hash.trigger ?? 'admin',
-    createdAt: iso('createdAt') ?? new Date(0).toISOString(),
-    ...(iso('startedAt') ? { startedAt: iso('startedAt') } : {}),
-    ...(iso('finishedAt') ? { finishedAt: iso('finishedAt') } : {}),
-    progress: json<SyncProgress>('progress') ?? { phase: 'queued', done: 0, total: 0 },
-    ...(hash.plan ? { plan: json('plan') } : {}),
-    ...(hash.summary ? { summary: json('summary') } : {}),
-    ...(hash.error ? { error: json('error') } : {}),
-    allowEmpty: hash.allowEmpty === '1',
-    linkOnly: hash.linkOnly === '1',
-    ...(hash.owner ? { owner: hash.owner } : {}),
-    ...(hash.source ? { source: hash.source } : {}),
-    ...(hash.sourceUsers ? { sourceUsers: Number(hash.sourceUsers) } : {}),
-    ...(hash.staged === '1' ? { staged: true } : {}),
-    ...(hash.deltaFrom ? { deltaFrom: json<Watermark>('deltaFrom') } : {}),
-    ...(hash.candidate ? { candidate: json('candidate') } : {}),
-    ...(hash.policy ? { policy: json<SyncRecord['policy']>('policy') } : {}),
-    ...(hash.preview ? { preview: json('preview') } : {}),
-    ...(hash.skipped ? { skipped: json<SyncRecord['skipped']>('skipped') } : {}),
-    outcomes: counters('c:'),
-    requests: counters('r:'),
-    cancelRequested: hash.cancel === '1',
-  };
 }

@@ -40,8 +40,9 @@ export const FAILING_AFTER = 3;
 /**
  * One delta read of an input (SPEC §5.4, Deltas): what changed since its watermark, applied as its
  * own through the same desired-state path as every input, and the watermark kept once applied.
- * Never while a full sync runs or waits for approval (it reads the same input; it leaves the
- * watermark from before its read, so nothing it missed is lost). A watermark the source cannot
+ * Never while a full sync of the same input runs or waits for approval (it reads the same input;
+ * it leaves the watermark from before its read, so nothing it missed is lost); another input's
+ * syncs never delay it. A watermark the source cannot
  * trust — or none yet — starts a full sync of the input instead. Removals count over 24 hours
  * against DEPROVISION_LIMIT: a delta that would go over it is held as a sync awaiting approval,
  * nothing of it applied, and later deltas wait behind it. A failed read changes nothing and is
@@ -49,7 +50,7 @@ export const FAILING_AFTER = 3;
  */
 export async function runDelta(deps: DeltaDeps, owner: Owner): Promise<DeltaOutcome> {
   const input = deps.deltas.get(owner);
-  if (!input || (await deps.store.records.activeSyncId())) return 'busy';
+  if (!input || (await deps.store.records.activeSyncId(owner))) return 'busy';
   const log = deps.logger.child({ input: owner });
   const watermark = await deps.store.deltas.watermark(owner);
   try {
@@ -61,7 +62,7 @@ export async function runDelta(deps: DeltaDeps, owner: Owner): Promise<DeltaOutc
     const read = await input.read.changesSince(watermark);
     // A full sync that started while this read ran reads the same input, newer than this read:
     // applied after it, these changes would bring older values back. It is left to that sync.
-    if (await deps.store.records.activeSyncId()) return 'busy';
+    if (await deps.store.records.activeSyncId(owner)) return 'busy';
     const cost = { changes: read.changes.length, entriesRead: read.entriesRead, durationMs: 0 };
     if (read.changes.length === 0)
       return await nothingChanged(deps, owner, read, { ...cost, durationMs: Date.now() - started });
@@ -143,8 +144,9 @@ async function removalBudget(
 }
 
 /**
- * Holds the delta as a sync awaiting approval (it takes the one slot: later deltas and full syncs
- * wait behind it); its changes and watermark are kept beside the record.
+ * Holds the delta as a sync awaiting approval (it takes the input's slot: the input's later deltas
+ * and full syncs wait behind it, other inputs' do not); its changes and watermark are kept beside
+ * the record.
  */
 async function hold(
   deps: DeltaDeps,

@@ -2,10 +2,8 @@
 export type SyncJobName = 'run' | 'approve' | 'scheduled' | typeof SCHEDULER_ID;
 
 export interface SyncJobData {
-  /** Absent for scheduled jobs, which create their sync when they fire. */
+  /** Absent for scheduled jobs, which create their syncs when they fire. */
   syncId?: string;
-  /** A scheduled round's inputs still to sync, one after another (absent: the round starts). */
-  remaining?: string[];
 }
 
 /** The id of the job scheduler that fires SYNC_SCHEDULE (BullMQ types it as a job name). */

@@ -44,9 +44,9 @@ export type StartOptions = Pick<StartRequest, 'input' | 'dryRun' | 'allowEmpty' 
 export type SnapshotFeed = (sink: SnapshotSink) => Promise<StartOptions>;
 
 /**
- * Starts, approves and cancels full reconciliations (SPEC §4, §6). Only one runs or waits for
- * approval at a time: a second request without a snapshot gets the running one's id; one with a
- * snapshot gets 409 naming it.
+ * Starts, approves and cancels full reconciliations (SPEC §4, §6). Only one per input runs or waits
+ * for approval at a time (its sync slot): a second request for that input without a snapshot gets
+ * the running one's id; one with a snapshot gets 409 naming it. Inputs never wait for each other.
  */
 export class SyncService {
   private readonly holder: ResilientQueue<Queue<SyncJobData, unknown, SyncJobName>>;
@@ -109,10 +109,10 @@ export class SyncService {
    * request leaves nothing behind: its staging is deleted and no record is created.
    */
   async startWithSnapshot(trigger: StartRequest['trigger'], feed: SnapshotFeed): Promise<{ jobId: string }> {
-    const running = await this.records.activeSyncId();
+    const owner = this.inputs.directory;
+    const running = await this.records.activeSyncId(owner);
     if (running) throw busy(running);
     const syncId = newSyncId(this.records.clock.now(), randomBytes(4).toString('hex'));
-    const owner = this.inputs.directory;
     const { staging } = this.store.forRun(syncId, owner);
     const stager = new SourceStager(staging);
     try {
@@ -139,22 +139,10 @@ export class SyncService {
     return { jobId: syncId };
   }
 
-  /** The inputs a scheduled round reads, the directory first; none: the desired state as it is. */
+  /** The inputs a scheduled firing reads, the directory first; none: the desired state as it is. */
   inputsToSchedule(): string[] {
     const { readable, directory } = this.inputs;
     return [...readable].sort((a, b) => Number(b === directory) - Number(a === directory));
-  }
-
-  /** Whether a scheduled round still has syncs waiting for their turn. */
-  async roundUnderWay(): Promise<boolean> {
-    const waiting = await this.holder.run((queue) => queue.getJobs(['delayed', 'waiting'], 0, 100));
-    return waiting.some((job) => job.name === 'scheduled' && job.data.remaining !== undefined);
-  }
-
-  /** Queues the rest of a scheduled round: its next sync tries the slot after `delayMs`. */
-  async scheduleNext(remaining: readonly string[], delayMs: number): Promise<void> {
-    const options = { delay: delayMs, removeOnComplete: 10, removeOnFail: 10 };
-    await this.holder.run((queue) => queue.add('scheduled', { remaining: [...remaining] }, options));
   }
 
   /** Queues the run of a sync whose record exists (created here or by a scheduled job). */
@@ -215,19 +203,25 @@ export class SyncService {
   }
 
   /**
-   * Ends the active sync when its job has failed while its record still says it runs: BullMQ gives
+   * Ends each active sync whose job has failed while its record still says it runs: BullMQ gives
    * up on a job whose worker was interrupted more than `maxStalledCount` times, and nothing else
-   * would end the record, which would hold the active slot and refuse every later sync.
+   * would end the record, which would hold its input's slot and refuse every later sync of it.
    */
-  async releaseAbandoned(): Promise<string | undefined> {
-    const syncId = await this.records.activeSyncId();
-    if (!syncId) return undefined;
+  async releaseAbandoned(): Promise<string[]> {
+    const released: string[] = [];
+    for (const syncId of await this.records.activeSyncs()) {
+      if (await this.releaseIfAbandoned(syncId)) released.push(syncId);
+    }
+    return released;
+  }
+
+  private async releaseIfAbandoned(syncId: string): Promise<boolean> {
     const record = await this.records.get(syncId);
-    if (!record || (record.state !== 'running' && record.state !== 'queued')) return undefined;
+    if (!record || (record.state !== 'running' && record.state !== 'queued')) return false;
     const job = await this.holder.run(
       async (queue) => (await queue.getJob(approveJobId(syncId))) ?? (await queue.getJob(syncId)),
     );
-    if (!job || (await job.getState()) !== 'failed') return undefined;
+    if (!job || (await job.getState()) !== 'failed') return false;
     const error = recordedError(
       new BridgeError(
         'interrupted',
@@ -235,8 +229,7 @@ export class SyncService {
       ),
     );
     // Only if still running: a run that lost its job but not its process may have ended it since.
-    const ended = await this.records.finishIf(syncId, ['queued', 'running'], 'failed', { error });
-    return ended ? syncId : undefined;
+    return this.records.finishIf(syncId, ['queued', 'running'], 'failed', { error });
   }
 
   /**

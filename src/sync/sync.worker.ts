@@ -14,12 +14,15 @@ export interface SyncWorkerSettings {
   /** Cron expression; empty removes the schedule. */
   schedule: string;
   lockMs: number;
+  /** Syncs one process runs at once: one per input that can be read in full, so none waits for another. */
+  concurrency: number;
 }
 
 /**
- * Runs full reconciliations one at a time per process. A run whose worker died is picked up again
- * (stalled-job recovery) and plans afresh; scheduled firings create their sync and queue its run,
- * or are skipped while another sync runs or waits for approval.
+ * Runs full reconciliations, several at once per process (each input has its own slot, and a long
+ * read of one must not delay another's). A run whose worker died is picked up again (stalled-job
+ * recovery) and plans afresh; scheduled firings create each input's sync and queue its run, or skip
+ * an input whose sync still runs or waits for approval.
  */
 export async function startSyncWorker(
   connection: RedisClient,
@@ -33,7 +36,7 @@ export async function startSyncWorker(
     {
       connection,
       prefix: settings.queuePrefix,
-      concurrency: 1,
+      concurrency: settings.concurrency,
       lockDuration: settings.lockMs,
       stalledInterval: settings.lockMs,
       maxStalledCount: 5,
@@ -43,7 +46,10 @@ export async function startSyncWorker(
   // A run given up by BullMQ (interrupted too often) must not keep its record running for ever.
   const release = () =>
     deps.service.releaseAbandoned().then(
-      (syncId) => syncId && deps.logger.warn({ syncId }, 'full sync abandoned after repeated interruptions'),
+      (syncIds) => {
+        for (const syncId of syncIds)
+          deps.logger.warn({ syncId }, 'full sync abandoned after repeated interruptions');
+      },
       (error: unknown) => deps.logger.warn({ err: String(error) }, 'could not release an abandoned sync'),
     );
   worker.on('failed', () => void release());
@@ -58,7 +64,7 @@ async function processSyncJob(
   deps: FullSyncDeps & { service: SyncService; metrics: Metrics; logger: Logger },
   job: Job<SyncJobData, unknown, SyncJobName>,
 ): Promise<void> {
-  if (job.name === 'scheduled') return scheduledRound(deps, job.data.remaining);
+  if (job.name === 'scheduled') return scheduledRound(deps);
   const syncId = job.data.syncId;
   if (!syncId) return;
   const record = await deps.store.records.get(syncId);

@@ -80,7 +80,8 @@ export async function createStoreSide(
   const desired = new DesiredStateStore(redis, keys, clock, directory);
   const api = new DesiredStateApi(desired);
   const state = new ReconcileStateStore(redis, keys, clock);
-  const sync = new SyncStore(redis, keys, new SyncRecordStore(redis, keys, clock), desired, state);
+  const records = await syncRecords(redis, keys, clock, logger);
+  const sync = new SyncStore(redis, keys, records, desired, state);
   const readable = [...inputs.readable().keys()];
   const syncs = new SyncService(redis, keys.queuePrefix(), sync, { readable, directory });
   const oktaEvents = new OktaEventProducer(redis, {
@@ -110,4 +111,16 @@ export async function createStoreSide(
       await closeRedis(redis);
     },
   };
+}
+
+/** The sync records, with a bridge's single active sync from before per-input slots moved into its slot. */
+async function syncRecords(
+  redis: RedisClient,
+  keys: Keys,
+  clock: RedisClock,
+  logger: Logger,
+): Promise<SyncRecordStore> {
+  const records = new SyncRecordStore(redis, keys, clock);
+  await records.migrateSlots().catch(() => logger.warn('sync slots not migrated: Redis is down'));
+  return records;
 }

@@ -165,6 +165,7 @@ function startSyncWorkers(
       queuePrefix: store.keys.queuePrefix(),
       schedule: config.reconcile.syncSchedule,
       lockMs: config.reconcile.lockSeconds * 2000,
+      concurrency: Math.max(1, inputs.readable().size),
     },
   );
 }

@@ -33,7 +33,7 @@ describe('a full sync whose job BullMQ gave up', () => {
     await job?.moveToFailed(new Error('job stalled more than allowable limit'), 'lock-1');
     expect((await store.syncs.start({ dryRun: false, trigger: 'admin' })).started).toBe(false);
 
-    expect(await store.syncs.releaseAbandoned()).toBe(first.jobId);
+    expect(await store.syncs.releaseAbandoned()).toEqual([first.jobId]);
     expect(await store.syncs.get(first.jobId)).toMatchObject({
       state: 'failed',
       error: { code: 'interrupted' },
@@ -42,7 +42,7 @@ describe('a full sync whose job BullMQ gave up', () => {
     const second = await store.syncs.start({ dryRun: false, trigger: 'admin' });
     expect(second.started).toBe(true);
     expect((await holder.getNextJob('lock-2'))?.id).toBe(second.jobId);
-    expect(await store.syncs.releaseAbandoned()).toBeUndefined();
+    expect(await store.syncs.releaseAbandoned()).toEqual([]);
     expect(await store.syncs.get(second.jobId)).toMatchObject({ state: 'queued' });
   });
 });

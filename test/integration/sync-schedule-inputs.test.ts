@@ -9,7 +9,7 @@ import { seedUsers, startOktaBridge, type OktaBridge } from './okta-fixture.js';
 
 // Real: the bridge (main.ts wiring, its sync scheduler on BullMQ), a directory file, the Okta
 // emulation's API and the reference target over HTTP. What is checked: SYNC_SCHEDULE syncs every
-// input that can be read in full, the directory first, then okta, one after another.
+// input that can be read in full, the directory first, then okta, each in its own sync slot.
 describe('the scheduled round', () => {
   let target: ReferenceTarget;
   let okta: OktaApiServer;
@@ -23,7 +23,7 @@ describe('the scheduled round', () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
-  it('syncs the directory, then okta, each in its turn', async () => {
+  it('syncs the directory and okta, each in its own slot', async () => {
     dir = mkdtempSync(join(tmpdir(), 'scim-bridge-schedule-'));
     const file = join(dir, 'directory.json');
     writeFileSync(file, JSON.stringify({ users: [{ id: 'd-1', userName: 'dir@example.com' }], groups: [] }));

@@ -104,7 +104,13 @@ export const Status = answer(
     }),
     redis: RedisStatus,
     inputs: z.array(InputStatus).meta({ description: 'Each input: what it can do, and how fresh it is.' }),
-    activeSync: SyncView.nullable(),
+    activeSync: SyncView.nullable().meta({
+      description:
+        'A sync running or held: the one awaiting approval first, else the oldest (see activeSyncs).',
+    }),
+    activeSyncs: z.array(SyncView).meta({
+      description: 'Every sync running or held, one per input (each input has its own sync slot).',
+    }),
     lastSync: SyncView.nullable(),
     lastFullSync: SyncView.nullable().meta({ description: 'Last completed sync that was not a dry run.' }),
   }),

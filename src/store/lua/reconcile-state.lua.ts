@@ -119,7 +119,7 @@ return 1
 
 /**
  * KEYS of RECORD_OUTCOME: [1] the identity's hash, [2] its history, [3] P:failures, [4] P:dirty,
- * [5] P:dirty:sync, [6] P:sync:active; and the families it reaches through the active sync's id,
+ * [5] P:dirty:sync, [6] P:sync:active; and the families it reaches through the active syncs' ids,
  * as ARGV[9..10] (its record) and ARGV[11..12] (its pending set).
  */
 export function recordOutcomeKeys(
@@ -149,8 +149,8 @@ export function recordOutcomeKeys(
  * families above, [13] the sync record's counter of this kind and result ("c:u:created"),
  * [14..] history entries (oldest first).
  * Clears a dirty mark only if its score is still the one the run saw (marks only grow: any change
- * since makes it higher), and reports the run to the active full reconciliation when it is waiting
- * on this identity.
+ * since makes it higher), and reports the run to each active full reconciliation waiting on this
+ * identity (one per input's slot: at most a few).
  */
 export const RECORD_OUTCOME = `
 local key, h, failures = KEYS[1], KEYS[2], KEYS[3]
@@ -183,8 +183,7 @@ for i, marks in ipairs({KEYS[4], KEYS[5]}) do
   local d = redis.call('ZSCORE', marks, ikey)
   if d and seen[i] and tonumber(d) <= seen[i] then redis.call('ZREM', marks, ikey) end
 end
-local sync = redis.call('GET', KEYS[6])
-if sync then
+for _, sync in ipairs(redis.call('HVALS', KEYS[6])) do
   local pending = PENDING.stem .. sync .. PENDING.suffix
   local queued = redis.call('ZSCORE', pending, ikey)
   if queued and tonumber(queued) <= started then
