@@ -3,6 +3,7 @@ import { Worker, isMainThread, parentPort } from 'node:worker_threads';
 import { Pool } from 'undici';
 import { buildApp } from '../src/app.js';
 import { loadConfig } from '../src/config/load-config.js';
+import { CATALOG } from '../src/sources/registry.js';
 import { listen } from '../src/http/server.js';
 import { startBridge, type Role } from '../src/main.js';
 import { startEmbeddedRedis } from '../src/ops/embedded-redis.js';
@@ -72,16 +73,19 @@ interface Setup {
 async function startSetup(role: Role): Promise<Setup> {
   const redis = await startEmbeddedRedis();
   const target = await startReferenceTarget({ token: TOKEN, latencyMs: 10 });
-  const config = loadConfig({
-    REDIS_URL: redis.url,
-    KEY_PREFIX: '{bench-webhooks}',
-    TARGET_URL: target.url,
-    TARGET_TOKEN: TOKEN,
-    WEBHOOK_SECRET: SECRET,
-    OKTA_HOOK_SECRET: OKTA_SECRET,
-    SYNC_SCHEDULE: '',
-    LOG_LEVEL: 'silent',
-  });
+  const config = loadConfig(
+    {
+      REDIS_URL: redis.url,
+      KEY_PREFIX: '{bench-webhooks}',
+      TARGET_URL: target.url,
+      TARGET_TOKEN: TOKEN,
+      WEBHOOK_SECRET: SECRET,
+      OKTA_HOOK_SECRET: OKTA_SECRET,
+      SYNC_SCHEDULE: '',
+      LOG_LEVEL: 'silent',
+    },
+    CATALOG,
+  );
   const bridge = await startBridge(config, { role, port: 0, logger: silentLogger() });
   const { store, workers } = bridge;
   const queuePrefix = store.keys.queuePrefix();

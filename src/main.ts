@@ -3,9 +3,7 @@ import { configError, isBridgeError } from './domain/errors.js';
 import { secretValues } from './config/mask-config.js';
 import type { Config } from './config/schema.js';
 import { buildApp } from './app.js';
-import { directorySettingProblems } from './sources/directory/create-directory-source.js';
-import { policyProblems } from './sources/input-policies.js';
-import { createInputs } from './sources/inputs.js';
+import { CATALOG, createInputs, inputSettingProblems } from './sources/registry.js';
 import type { Inputs } from './domain/input.js';
 import { scimDisabledRouter, scimRouter } from './sources/scim/scim-router.js';
 import { webhookRoutes } from './sources/webhook-routes.js';
@@ -53,16 +51,19 @@ export interface StartOptions {
   scrubbed?: SecretRegistry;
 }
 
-export function loggerFor(config: Config, scrubbed = new SecretRegistry(secretValues(config))): Logger {
+export function loggerFor(
+  config: Config,
+  scrubbed = new SecretRegistry(secretValues(config, CATALOG)),
+): Logger {
   return createLogger({ level: config.log.level, pretty: config.log.pretty, secrets: scrubbed });
 }
 
 export async function startBridge(config: Config, options: StartOptions): Promise<BridgeHandle> {
-  const scrubbed = options.scrubbed ?? new SecretRegistry(secretValues(config));
+  const scrubbed = options.scrubbed ?? new SecretRegistry(secretValues(config, CATALOG));
   const logger = options.logger ?? loggerFor(config, scrubbed);
   const metrics = createMetrics();
   const secrets = liveSecrets(config, options.secretFiles, logger, scrubbed);
-  const inputs = createInputs(config, secrets, { logger });
+  const inputs = createInputs(config, { secrets, logger });
   const store = await createStoreSide(config, 'producer', logger, inputs);
   const targetToken = secrets.targetToken;
   const workers =
@@ -130,8 +131,8 @@ function featureRoutes(
 
 /** Loads the configuration from the environment; throws `config_invalid` listing every problem. */
 export function configFromEnv(env: NodeJS.ProcessEnv = process.env): Config {
-  const config = loadConfig(env);
-  const problems = [...directorySettingProblems(config.directory), ...policyProblems(config)];
+  const config = loadConfig(env, CATALOG);
+  const problems = inputSettingProblems(config);
   if (problems.length > 0) throw configError(problems);
   return config;
 }

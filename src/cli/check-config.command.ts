@@ -2,6 +2,7 @@ import { stringify } from 'yaml';
 import { maskConfig } from '../config/mask-config.js';
 import { isBridgeError } from '../domain/errors.js';
 import { configFromEnv } from '../main.js';
+import { CATALOG } from '../sources/registry.js';
 import { failureText } from './cli-error.js';
 import { redisLines } from './check-config.redis.js';
 
@@ -23,7 +24,7 @@ export async function checkConfigCommand(env: NodeJS.ProcessEnv = process.env): 
     const config = configFromEnv(env);
     process.stdout.write('# scim-bridge: configuration is valid; effective settings (secrets masked)\n');
     for (const line of await redisLines(config.redis)) process.stdout.write(`# ${line}\n`);
-    process.stdout.write(stringify(maskConfig(config)));
+    process.stdout.write(stringify(maskConfig(config, CATALOG)));
     return 0;
   } catch (error) {
     if (!isBridgeError(error, 'config_invalid') || !nothingConfigured(env)) throw error;

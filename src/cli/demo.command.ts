@@ -2,6 +2,7 @@ import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { syncView } from '../admin/sync.router.js';
 import { secretValues } from '../config/mask-config.js';
+import { buildDirectorySource, CATALOG } from '../sources/registry.js';
 import type { Config } from '../config/schema.js';
 import { configFromEnv, loggerFor, startBridge, type BridgeHandle } from '../main.js';
 import { freePort, startEmbeddedRedis, type EmbeddedRedis } from '../ops/embedded-redis.js';
@@ -50,12 +51,11 @@ export async function demoCommand(env: NodeJS.ProcessEnv = process.env): Promise
 
 async function reconcileAndHandOver(bridge: BridgeHandle, parts: DemoParts, tokensFile: string) {
   const { config, http } = bridge;
-  const { source: kind, file } = config.directory;
-  const source = kind === 'file' ? file.path : kind === 'none' ? 'the desired state' : `the ${kind} source`;
-  process.stdout.write(`\nscim-bridge demo: reconciling ${source}\n`);
+  const label = buildDirectorySource(config.directory)?.label;
+  process.stdout.write(`\nscim-bridge demo: reconciling ${label ?? 'the desired state'}\n`);
   const view = await reconcile(bridge);
   process.stdout.write(`\n${formatSyncResult(view)}\n\n`);
-  const isDemoDirectory = config.directory.source === 'file' && config.directory.file.path === DEMO_DIRECTORY;
+  const isDemoDirectory = label?.endsWith(DEMO_DIRECTORY) === true;
   process.stdout.write(
     formatHandover({
       bridgeUrl: http.url,
@@ -98,7 +98,7 @@ async function startParts(
     ...(redisPort === undefined ? {} : { REDIS_URL: `redis://127.0.0.1:${redisPort}` }),
     ...(parts.target ? { TARGET_URL: parts.target.url, TARGET_TOKEN: targetToken } : {}),
   });
-  const scrubbed = new SecretRegistry(secretValues(config));
+  const scrubbed = new SecretRegistry(secretValues(config, CATALOG));
   const logger = loggerFor(config, scrubbed);
   exitOnSignals(logger, 10_000, stop);
   // Before Redis and the workers start: a port in use then fails with nothing to undo.

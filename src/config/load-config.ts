@@ -1,8 +1,10 @@
 import { readFileSync } from 'node:fs';
 import { parse as parseYaml } from 'yaml';
 import { configError, isBridgeError } from '../domain/errors.js';
-import { configSchema, type Config } from './schema.js';
-import { SETTINGS, settingForPath, type Setting } from './settings.js';
+import type { SettingsCatalog } from './catalog.js';
+import { configSchemaFor, type Config } from './schema.js';
+import { settingForPath, settingsFor, type Setting } from './settings.js';
+import { readSecretFiles, secretFileKey } from './secret-files.js';
 
 export type Env = Readonly<Record<string, string | undefined>>;
 export type ReadFile = (path: string) => string;
@@ -19,11 +21,15 @@ type Tree = Record<string, unknown>;
 
 /**
  * Builds the configuration from config/default.yaml, the optional CONFIG_FILE and the environment
- * (later wins). Deterministic for a given env and files; throws a `config_invalid` BridgeError listing every problem.
+ * (later wins), for the input kinds of `catalog` (src/sources/registry.ts). A secret given as a
+ * file — `X_FILE`, or `<key>File` in the config file — is read here, and its path kept beside it
+ * (`<key>File`) so that the input re-reads it when it changes. Deterministic for a given env and
+ * files; throws a `config_invalid` BridgeError listing every problem.
  */
-export function loadConfig(env: Env, options: LoadOptions = {}): Config {
+export function loadConfig(env: Env, catalog: SettingsCatalog, options: LoadOptions = {}): Config {
   const readFile = options.readFile ?? ((path: string) => readFileSync(path, 'utf8'));
   const problems: string[] = [];
+  const settings = settingsFor(catalog);
   const tree = parseYamlTree(readFile(options.defaultsPath ?? DEFAULTS_PATH), 'config/default.yaml');
   const fileName = env.CONFIG_FILE;
   if (fileName) {
@@ -33,15 +39,29 @@ export function loadConfig(env: Env, options: LoadOptions = {}): Config {
       mergeInto(tree, override);
     }
   }
-  applyEnv(tree, env, readFile, problems);
-  const parsed = configSchema.safeParse(tree);
+  applyEnv(tree, env, settings, readFile, problems);
+  readSecretFiles(tree, catalog, readFile, problems);
+  const parsed = schemaFor(catalog).safeParse(tree);
   if (!parsed.success) {
-    for (const issue of parsed.error.issues) problems.push(describeIssue(issue.path, issue.message, tree));
+    for (const issue of parsed.error.issues) {
+      const rule = 'params' in issue && (issue.params as { rule?: boolean } | undefined)?.rule === true;
+      problems.push(describeIssue(settings, issue.path, issue.message, rule ? {} : tree));
+    }
   }
   if (problems.length > 0 || !parsed.success) throw configError(problems);
   const config = parsed.data;
   config.redis.keyPrefix = hashTagged(config.redis.keyPrefix);
-  return deepFreeze(config);
+  return deepFreeze(config) as unknown as Config;
+}
+
+const schemas = new WeakMap<SettingsCatalog, ReturnType<typeof configSchemaFor>>();
+
+function schemaFor(catalog: SettingsCatalog): ReturnType<typeof configSchemaFor> {
+  const known = schemas.get(catalog);
+  if (known) return known;
+  const schema = configSchemaFor(catalog);
+  schemas.set(catalog, schema);
+  return schema;
 }
 
 /** Redis Cluster puts keys sharing the first {tag} in one slot; a prefix without one gets braces. */
@@ -79,7 +99,7 @@ function checkKnownKeys(override: Tree, defaults: Tree, path: string[], problems
   for (const [key, value] of Object.entries(override)) {
     const known = defaults[key];
     const here = [...path, key];
-    if (known === undefined) {
+    if (known === undefined && !(typeof value === 'string' && secretFileKey(key, defaults))) {
       problems.push(
         `CONFIG_FILE: ${here.join('.')} is not a setting — see config/default.yaml for the settings`,
       );
@@ -97,8 +117,14 @@ function mergeInto(target: Tree, source: Tree): void {
   }
 }
 
-function applyEnv(tree: Tree, env: Env, readFile: ReadFile, problems: string[]): void {
-  for (const setting of SETTINGS) {
+function applyEnv(
+  tree: Tree,
+  env: Env,
+  settings: readonly Setting[],
+  readFile: ReadFile,
+  problems: string[],
+): void {
+  for (const setting of settings) {
     const raw = readEnvValue(setting, env, readFile, problems);
     if (raw === undefined) continue;
     const converted = convert(setting, raw);
@@ -108,6 +134,8 @@ function applyEnv(tree: Tree, env: Env, readFile: ReadFile, problems: string[]):
       continue;
     }
     setPath(tree, setting.path, converted.value);
+    const file = setting.secret ? env[`${setting.env}_FILE`] : undefined;
+    if (file) setPath(tree, [...setting.path.slice(0, -1), `${setting.path.at(-1) ?? ''}File`], file);
   }
 }
 
@@ -151,9 +179,14 @@ function convert(setting: Setting, raw: string): { value: unknown } | { problem:
   }
 }
 
-function describeIssue(path: readonly PropertyKey[], message: string, tree: Tree): string {
+function describeIssue(
+  settings: readonly Setting[],
+  path: readonly PropertyKey[],
+  message: string,
+  tree: Tree,
+): string {
   const keys = path.map((p) => (typeof p === 'symbol' ? String(p) : p));
-  const setting = settingForPath(keys);
+  const setting = settingForPath(settings, keys);
   const name = setting ? setting.env : keys.join('.');
   const expected = setting ? ` — expected ${setting.expected}` : '';
   if (message === 'required' || message.startsWith('required ')) return `${name}: ${message}${expected}`;
@@ -162,7 +195,7 @@ function describeIssue(path: readonly PropertyKey[], message: string, tree: Tree
   return `${name}: ${shown}${message}${expected}`;
 }
 
-function setPath(tree: Tree, path: readonly string[], value: unknown): void {
+export function setPath(tree: Tree, path: readonly string[], value: unknown): void {
   let node = tree;
   for (const key of path.slice(0, -1)) {
     const next = node[key];
@@ -178,11 +211,11 @@ function getPath(tree: Tree, path: readonly (string | number)[]): unknown {
   return node;
 }
 
-function isTree(value: unknown): value is Tree {
+export function isTree(value: unknown): value is Tree {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-function errorCode(error: unknown): string {
+export function errorCode(error: unknown): string {
   return typeof error === 'object' && error !== null && 'code' in error ? String(error.code) : 'unreadable';
 }
 

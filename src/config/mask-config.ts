@@ -1,6 +1,23 @@
+import { secretKeys, type SettingsCatalog } from './catalog.js';
 import { secretLines } from './secret-lines.js';
 import { formatDeprovisionLimit, type Config } from './schema.js';
 import { SECRET_PATHS } from './settings.js';
+
+/** Paths of every secret of a configuration: the bridge's own, each input's, each directory's source's. */
+export function secretPathsOf(config: Config, catalog: SettingsCatalog): string[] {
+  const inSection = (prefix: string, section: SettingsCatalog['inputs'][number]) =>
+    secretKeys(section).map((key) => `${prefix}${section.key}.${key}`);
+  const sources = (prefix: string, source: string | undefined) =>
+    catalog.directorySources
+      .filter((section) => source === undefined || section.key === source)
+      .flatMap((section) => inSection(prefix, section));
+  return [
+    ...SECRET_PATHS,
+    ...catalog.inputs.flatMap((section) => inSection('', section)),
+    ...sources('directory.', undefined),
+    ...config.directories.flatMap((d, i) => sources(`directories.${i}.`, d.source)),
+  ];
+}
 
 export const MASK = '********';
 
@@ -8,14 +25,14 @@ export const MASK = '********';
  * A copy of the configuration fit for printing: secrets become a mask, URL passwords too, and the
  * limits read as they are configured (`500,20%`, `30%`).
  */
-export function maskConfig(config: Config): unknown {
+export function maskConfig(config: Config, catalog: SettingsCatalog): unknown {
   const copy = structuredClone(config) as unknown as Record<string, Record<string, unknown>>;
   copy.reconcile = {
     ...copy.reconcile,
     deprovisionLimit: formatDeprovisionLimit(config.reconcile.deprovisionLimit),
     sourceShrinkLimit: `${config.reconcile.sourceShrinkLimit}%`,
   };
-  for (const path of SECRET_PATHS) {
+  for (const path of secretPathsOf(config, catalog)) {
     const keys = path.split('.');
     const last = keys.pop() as string;
     let node: Record<string, unknown> | undefined = copy;
@@ -39,9 +56,9 @@ export function maskUrlPassword(value: string): string {
 }
 
 /** Every secret value in the configuration (and the Redis URL's password), for log scrubbing. */
-export function secretValues(config: Config): string[] {
+export function secretValues(config: Config, catalog: SettingsCatalog): string[] {
   const values: string[] = [];
-  for (const path of SECRET_PATHS) {
+  for (const path of secretPathsOf(config, catalog)) {
     let node: unknown = config;
     for (const key of path.split('.')) node = (node as Record<string, unknown> | undefined)?.[key];
     if (typeof node !== 'string' || node === '') continue;

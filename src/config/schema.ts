@@ -1,7 +1,8 @@
 import { CronExpressionParser } from 'cron-parser';
 import { z } from 'zod';
-import { DIRECTORY_NAME_PATTERN } from '../domain/desired-change.js';
 import { policySchema } from '../domain/identity-policy.js';
+import { RULE, sectionSchema, type SettingsCatalog } from './catalog.js';
+import { directoriesSchema, directorySchema, type DirectoryCommon } from './directory-schema.js';
 import { publicUrlSchema, trustProxySchema } from './http-settings.js';
 import { inboundSecretProblem, targetTokenProblem } from './secret-lines.js';
 
@@ -11,14 +12,14 @@ import { inboundSecretProblem, targetTokenProblem } from './secret-lines.js';
  * forms and the rules that tie settings together.
  */
 
-const int = (min: number, max: number) =>
+export const int = (min: number, max: number) =>
   z
     .number({ error: 'not a number' })
     .int('not a whole number')
     .min(min, `below ${min}`)
     .max(max, `above ${max}`);
 
-const optionalUrl = (protocols: readonly string[]) =>
+export const optionalUrl = (protocols: readonly string[]) =>
   z.string().refine((v) => v === '' || isUrlWith(v, protocols), `not a ${protocols.join(' or ')} URL`);
 
 function isUrlWith(value: string, protocols: readonly string[]): boolean {
@@ -76,31 +77,10 @@ const cronSchema = z.string().refine((v) => {
   }
 }, 'not a cron expression');
 
-const ldapSchema = z.object({
-  url: optionalUrl(['ldap', 'ldaps']),
-  bindDn: z.string(),
-  bindPassword: z.string(),
-  userBase: z.string(),
-  userFilter: z.string().regex(/^\(.*\)$/s, 'not an LDAP filter in parentheses'),
-  groupBase: z.string(),
-  groupFilter: z.string().regex(/^\(.*\)$/s, 'not an LDAP filter in parentheses'),
-  schema: z.enum(['openldap', 'active-directory'], { error: 'not a known preset' }),
-  startTls: z.boolean({ error: 'not true or false' }),
-  caFile: z.string(),
-  rejectUnauthorized: z.boolean({ error: 'not true or false' }),
-  pageSize: int(1, 10_000),
-  timeoutSeconds: int(1, 600),
-  userAttributes: z.record(z.string(), z.string()),
-  groupAttributes: z.record(z.string(), z.string()),
-  // How the directory says what changed (DIRECTORY_DELTA_SECONDS): auto picks the preset's.
-  delta: z.enum(['auto', 'accesslog', 'usn', 'none'], { error: 'not auto, accesslog, usn or none' }),
-  accesslogBase: z.string().min(1, 'empty'),
-});
-
 /** An input's scope and mapping (docs/scope-and-mapping.md): compiled by its input at start-up. */
-const policyShape = { scope: policySchema.shape.scope, mapping: policySchema.shape.mapping };
+export const policyShape = { scope: policySchema.shape.scope, mapping: policySchema.shape.mapping };
 
-export const configSchema = z
+const baseSchema = z
   .object({
     http: z.object({
       port: int(0, 65_535),
@@ -136,13 +116,6 @@ export const configSchema = z
       oktaHookSecret: z.string(),
       metricsToken: z.string(),
     }),
-    okta: z.object({
-      ...policyShape,
-      orgUrl: optionalUrl(['https', 'http']),
-      apiToken: z.string(),
-      // How often the System Log is read for events the hooks missed (0: never).
-      logPollSeconds: int(0, 86_400),
-    }),
     reconcile: z.object({
       deprovision: z.enum(['deactivate', 'delete'], { error: 'not deactivate or delete' }),
       deprovisionLimit: deprovisionLimitSchema,
@@ -152,17 +125,6 @@ export const configSchema = z
       attempts: int(1, 100),
       backoffMs: int(10, 600_000),
       lockSeconds: int(1, 600),
-    }),
-    directory: z.object({
-      ...policyShape,
-      source: z.enum(['none', 'file', 'ldap', 'scim'], { error: 'not a known source' }),
-      // The directory's owner name (directory:<name>): what its identities belong to (SPEC §6).
-      name: z.string().regex(DIRECTORY_NAME_PATTERN, 'not a directory name'),
-      // How often a source that can say what changed is read for it (0: full syncs only).
-      deltaSeconds: int(0, 86_400),
-      file: z.object({ path: z.string() }),
-      ldap: ldapSchema,
-      scim: z.object({ url: optionalUrl(['http', 'https']), token: z.string(), pageSize: int(1, 1000) }),
     }),
     log: z.object({
       level: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], { error: 'not a level' }),
@@ -190,45 +152,13 @@ export const configSchema = z
       );
     }
     need(
-      ['okta', 'apiToken'],
-      c.okta.orgUrl === '' || c.okta.apiToken !== '',
-      'required when OKTA_ORG_URL is set',
-    );
-    need(
-      ['okta', 'orgUrl'],
-      c.okta.apiToken === '' || c.okta.orgUrl !== '',
-      'required when OKTA_API_TOKEN is set',
-    );
-    const d = c.directory;
-    need(
-      ['directory', 'file', 'path'],
-      d.source !== 'file' || d.file.path !== '',
-      'required when DIRECTORY_SOURCE=file',
-    );
-    if (d.source === 'ldap') {
-      for (const key of ['url', 'userBase', 'groupBase'] as const) {
-        need(['directory', 'ldap', key], d.ldap[key] !== '', 'required when DIRECTORY_SOURCE=ldap');
-      }
-      need(
-        ['directory', 'ldap', 'bindPassword'],
-        d.ldap.bindDn === '' || d.ldap.bindPassword !== '',
-        'required with a bind DN',
-      );
-    }
-    need(
-      ['directory', 'scim', 'url'],
-      d.source !== 'scim' || d.scim.url !== '',
-      'required when DIRECTORY_SOURCE=scim',
-    );
-    need(
       ['redis', 'sentinel', 'nodes'],
       c.redis.sentinel.name === '' || c.redis.sentinel.nodes.length > 0,
       'required with a sentinel name',
     );
   });
 
-export type ConfigInput = z.input<typeof configSchema>;
-type Parsed = z.output<typeof configSchema>;
+type Parsed = z.output<typeof baseSchema>;
 
 type DeepReadonly<T> = T extends (infer U)[]
   ? readonly DeepReadonly<U>[]
@@ -236,7 +166,21 @@ type DeepReadonly<T> = T extends (infer U)[]
     ? { readonly [K in keyof T]: DeepReadonly<T[K]> }
     : T;
 
-export type Config = DeepReadonly<Parsed>;
+/**
+ * One directory's settings (SPEC §3): its name, source kind, cadence, scope and mapping, and its
+ * source kind's section (`ldap`, `scim`…, read through the kind's declaration: catalog.ts sectionOf).
+ */
+export type DirectorySettings = DeepReadonly<DirectoryCommon> & Readonly<Record<string, unknown>>;
+
+/**
+ * The configuration: the bridge's own sections, the directories (`directory`, the one the
+ * environment variables configure, and `directories`, further ones from the config file), and the
+ * top-level sections of the other inputs (`okta`), read through their declarations.
+ */
+export type Config = DeepReadonly<Parsed> & {
+  readonly directory: DirectorySettings;
+  readonly directories: readonly DirectorySettings[];
+} & Readonly<Record<string, unknown>>;
 export type DeprovisionLimit = Config['reconcile']['deprovisionLimit'];
 
 /** DEPROVISION_LIMIT in the configuration's own form: `500`, `20%` or `500,20%`. */
@@ -244,4 +188,39 @@ export function formatDeprovisionLimit(limit: DeprovisionLimit): string {
   return [limit.count, limit.share === undefined ? undefined : `${limit.share}%`]
     .filter((part) => part !== undefined)
     .join(',');
+}
+
+/**
+ * The whole configuration's schema for the input kinds of a catalog: the bridge's own sections,
+ * each input's top-level section, the first directory (every source kind's section, as
+ * config/default.yaml holds them) and the further directories (only their own source's section).
+ */
+export function configSchemaFor(catalog: SettingsCatalog) {
+  const inputs = Object.fromEntries(catalog.inputs.map((section) => [section.key, sectionSchema(section)]));
+  return baseSchema
+    .extend({
+      ...inputs,
+      directory: directorySchema(catalog.directorySources),
+      directories: directoriesSchema(catalog.directorySources),
+    })
+    .superRefine((config, ctx) => {
+      config.directories.forEach((item, i) => {
+        if (String(item.name) === config.directory.name)
+          ctx.addIssue({
+            code: 'custom',
+            path: ['directories', i, 'name'],
+            message: "the first directory's name",
+          });
+      });
+      for (const section of catalog.inputs) {
+        const settings = (config as Record<string, unknown>)[section.key];
+        for (const problem of section.problems?.(settings as never) ?? [])
+          ctx.addIssue({
+            code: 'custom',
+            path: [section.key, ...problem.key.split('.')],
+            message: problem.message,
+            params: RULE,
+          });
+      }
+    });
 }

@@ -1,7 +1,10 @@
+import type { SectionSettings, SettingsCatalog } from './catalog.js';
+
 /**
  * The table of settings that environment variables can set: variable → path in the nested config,
  * how to read the string, whether it is a secret, and the expected form used in error messages.
- * config/default.yaml holds the defaults; this table is the only place that knows variable names.
+ * config/default.yaml holds the defaults. This table names the bridge's own variables; each input
+ * kind declares its own (catalog.ts), and settingsFor puts them together.
  */
 
 export type SettingKind = 'string' | 'integer' | 'boolean' | 'list';
@@ -61,9 +64,6 @@ export const SETTINGS: readonly Setting[] = [
   s('WEBHOOK_SECRET', 'inbound.webhookSecret', 'string', 'a secret of at least 16 characters', true),
   s('OKTA_HOOK_SECRET', 'inbound.oktaHookSecret', 'string', 'the Authorization value set in Okta', true),
   s('METRICS_TOKEN', 'inbound.metricsToken', 'string', 'a bearer token of at least 16 characters', true),
-  s('OKTA_ORG_URL', 'okta.orgUrl', 'string', 'an https URL, e.g. https://acme.okta.com'),
-  s('OKTA_API_TOKEN', 'okta.apiToken', 'string', 'an Okta API token', true),
-  s('OKTA_LOG_POLL_SECONDS', 'okta.logPollSeconds', 'integer', 'whole seconds, 0 for never'),
   s('DEPROVISION', 'reconcile.deprovision', 'string', 'deactivate or delete'),
   s(
     'DEPROVISION_LIMIT',
@@ -77,38 +77,38 @@ export const SETTINGS: readonly Setting[] = [
   s('RECONCILE_ATTEMPTS', 'reconcile.attempts', 'integer', 'an integer from 1 to 100'),
   s('RECONCILE_BACKOFF_MS', 'reconcile.backoffMs', 'integer', 'milliseconds, from 10 to 600000'),
   s('RECONCILE_LOCK_SECONDS', 'reconcile.lockSeconds', 'integer', 'seconds, from 1 to 600'),
-  s('DIRECTORY_SOURCE', 'directory.source', 'string', 'none, file, ldap or scim'),
-  s(
-    'DIRECTORY_NAME',
-    'directory.name',
-    'string',
-    'lower-case letters, digits and .-_ (at most 63), e.g. hr-ldap',
-  ),
-  s('DIRECTORY_DELTA_SECONDS', 'directory.deltaSeconds', 'integer', 'whole seconds, 0 for full syncs only'),
-  s('DIRECTORY_FILE', 'directory.file.path', 'string', 'the path of a JSON snapshot file'),
-  s('LDAP_URL', 'directory.ldap.url', 'string', 'an ldap:// or ldaps:// URL'),
-  s('LDAP_BIND_DN', 'directory.ldap.bindDn', 'string', 'a DN, e.g. cn=bridge,dc=example,dc=com'),
-  s('LDAP_BIND_PASSWORD', 'directory.ldap.bindPassword', 'string', 'the bind password', true),
-  s('LDAP_USER_BASE', 'directory.ldap.userBase', 'string', 'a base DN, e.g. ou=people,dc=example,dc=com'),
-  s('LDAP_USER_FILTER', 'directory.ldap.userFilter', 'string', 'an LDAP filter in parentheses'),
-  s('LDAP_GROUP_BASE', 'directory.ldap.groupBase', 'string', 'a base DN, e.g. ou=groups,dc=example,dc=com'),
-  s('LDAP_GROUP_FILTER', 'directory.ldap.groupFilter', 'string', 'an LDAP filter in parentheses'),
-  s('LDAP_SCHEMA', 'directory.ldap.schema', 'string', 'openldap or active-directory'),
-  s(
-    'SOURCE_SCIM_URL',
-    'directory.scim.url',
-    'string',
-    'an http(s) URL of a SCIM 2.0 base, e.g. https://idp/scim/v2',
-  ),
-  s('SOURCE_SCIM_TOKEN', 'directory.scim.token', 'string', 'the upstream bearer token', true),
   s('LOG_LEVEL', 'log.level', 'string', 'fatal, error, warn, info, debug, trace or silent'),
   s('LOG_PRETTY', 'log.pretty', 'boolean', 'true or false'),
 ];
 
-/** Paths of every secret, also those only settable from the config file. */
+/** The settings of the directories and inputs of a catalog: their environment variables, by path. */
+export function settingsFor(catalog: SettingsCatalog): Setting[] {
+  const names = catalog.directorySources.map((source) => source.key);
+  const sourceForm = `${['none', ...names].slice(0, -1).join(', ')} or ${names[names.length - 1] ?? 'none'}`;
+  const nested = (prefix: string, section: SectionSettings) =>
+    section.env.map((e) => s(e.env, `${prefix}${e.key}`, e.kind, e.expected, e.secret));
+  return [
+    ...SETTINGS,
+    s('DIRECTORY_SOURCE', 'directory.source', 'string', sourceForm),
+    s(
+      'DIRECTORY_NAME',
+      'directory.name',
+      'string',
+      'lower-case letters, digits and .-_ (at most 63), e.g. hr-ldap',
+    ),
+    s('DIRECTORY_DELTA_SECONDS', 'directory.deltaSeconds', 'integer', 'whole seconds, 0 for full syncs only'),
+    ...catalog.directorySources.flatMap((source) => nested(`directory.${source.key}.`, source)),
+    ...catalog.inputs.flatMap((section) => nested(`${section.key}.`, section)),
+  ];
+}
+
+/** Paths of the secrets of the bridge's own sections (the inputs' are their declarations'). */
 export const SECRET_PATHS: readonly string[] = SETTINGS.filter((x) => x.secret).map((x) => x.path.join('.'));
 
-export function settingForPath(path: readonly (string | number)[]): Setting | undefined {
+export function settingForPath(
+  settings: readonly Setting[],
+  path: readonly (string | number)[],
+): Setting | undefined {
   const joined = path.join('.');
-  return SETTINGS.find((x) => x.path.join('.') === joined);
+  return settings.find((x) => x.path.join('.') === joined);
 }

@@ -25,7 +25,8 @@ export interface Input {
   health(): InputHealth;
 }
 
-export type InputKind = 'scim' | 'events' | 'okta' | 'directory';
+/** Push inputs are named by their kind (`scim`, `events`, `okta`); every directory is a `directory`. */
+export type InputKind = string;
 
 export interface PushCapability {
   /** Where the bridge takes the pushes (`/scim/v2`, `/webhooks/events`, `/webhooks/okta`). */
@@ -82,10 +83,15 @@ export interface DeltaChanges {
  */
 export interface DeltaRead {
   readonly watermarkKind: string;
+  /** How often the input is read for its changes (its own cadence: a directory's deltaSeconds). */
+  readonly everySeconds: number;
   /** The source's position now: where deltas start after a full read that begins now. */
   position(options?: ReadOptions): Promise<Watermark>;
   changesSince(watermark: Watermark, options?: ReadOptions): Promise<DeltaChanges>;
 }
+
+/** A source's change read before its input gives it a cadence (a directory source kind's). */
+export type DeltaSource = Omit<DeltaRead, 'everySeconds'>;
 
 export interface InputHealth {
   /** `disabled`: configured off (no secret, no source); `failing`: its last reads failed. */

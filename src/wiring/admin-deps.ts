@@ -1,7 +1,7 @@
 import type { AdminDeps } from '../admin/admin-routes.js';
 import { inputStatuses } from '../admin/input-status.js';
 import type { Inputs } from '../domain/input.js';
-import { createInputs } from '../sources/inputs.js';
+import { createInputs } from '../sources/registry.js';
 import { inputPulls } from './input-pulls.js';
 import { AdminSessionStore } from '../store/admin-session.store.js';
 import { ConflictStore } from '../store/conflicts.store.js';

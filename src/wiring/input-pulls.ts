@@ -1,5 +1,6 @@
 import type { Config } from '../config/schema.js';
 import type { Inputs } from '../domain/input.js';
+import { oktaSettingsOf } from '../sources/okta/okta.settings.js';
 
 /** One recurring pull of an input: a delta read of its source, or a poll of its log. */
 export interface InputPull {
@@ -17,18 +18,18 @@ export interface InputPull {
  */
 export function inputPulls(config: Config, inputs: Inputs): InputPull[] {
   const deltas = [...inputs.deltas()].flatMap(([owner, delta]) =>
-    config.directory.deltaSeconds > 0 && inputs.get(owner)?.full !== undefined
+    delta.everySeconds > 0 && inputs.get(owner)?.full !== undefined
       ? [
           {
             owner,
             read: 'delta' as const,
-            everySeconds: config.directory.deltaSeconds,
+            everySeconds: delta.everySeconds,
             watermarkKind: delta.watermarkKind,
           },
         ]
       : [],
   );
-  const { orgUrl, apiToken, logPollSeconds } = config.okta;
+  const { orgUrl, apiToken, logPollSeconds } = oktaSettingsOf(config);
   const okta = orgUrl !== '' && apiToken !== '' && logPollSeconds > 0;
   const poll = {
     owner: 'okta',

@@ -24,7 +24,7 @@ import { OktaLogStore } from '../store/okta-log.store.js';
 import { PlatformHealthStore } from '../store/platform-health.store.js';
 import { SyncStore } from '../store/sync.store.js';
 import type { Inputs } from '../domain/input.js';
-import { createInputs } from '../sources/inputs.js';
+import { createInputs } from '../sources/registry.js';
 import { migrateOwnersAtStart } from './migrate-owners.js';
 
 /** The desired state and its queue as one side of the bridge sees them, on one Redis connection. */

@@ -1,10 +1,11 @@
 import { readdirSync, readFileSync } from 'node:fs';
+import { CATALOG } from '../../src/sources/registry.js';
 import { join } from 'node:path';
 import { Ajv } from 'ajv';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig, type Env } from '../../src/config/load-config.js';
 import { isBridgeError } from '../../src/domain/errors.js';
-import { SETTINGS } from '../../src/config/settings.js';
+import { settingsFor } from '../../src/config/settings.js';
 import {
   buildRenderer,
   cleanUp,
@@ -41,7 +42,11 @@ const VALUE_SETS: [string, string[]][] = [
     .sort()
     .map((file): [string, string[]] => [file, [join(VALUES_DIR, file)]]),
 ];
-const SECRET_ENVS = new Set(SETTINGS.filter((s) => s.secret).map((s) => s.env));
+const SECRET_ENVS = new Set(
+  settingsFor(CATALOG)
+    .filter((s) => s.secret)
+    .map((s) => s.env),
+);
 const PLACEHOLDER = 'placeholder-secret-0123456789';
 
 let renderer = '';
@@ -179,7 +184,7 @@ describe.each(VALUE_SETS)('helm chart with %s', (_name, files) => {
   it('renders a config file and secret files that the bridge itself loads', () => {
     for (const d of deployments(r.manifests)) {
       const env: Env = Object.fromEntries((container(d).env ?? []).map((e) => [e.name, e.value]));
-      const load = () => loadConfig(env, { readFile: podFiles(r.manifests, d) });
+      const load = () => loadConfig(env, CATALOG, { readFile: podFiles(r.manifests, d) });
       if (files.length > 0) {
         expect(load().http.port).toBe(cfg().http.port);
         continue;

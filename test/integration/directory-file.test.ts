@@ -5,8 +5,8 @@ import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config/load-config.js';
 import { isBridgeError, type BridgeError } from '../../src/domain/errors.js';
-import type { DirectorySource } from '../../src/sources/directory/create-directory-source.js';
-import { createDirectorySource } from '../../src/sources/directory/create-directory-source.js';
+import type { DirectorySource } from '../../src/sources/directory/directory-source.js';
+import { buildDirectorySource as createDirectorySource, CATALOG } from '../../src/sources/registry.js';
 import { FileDirectorySource } from '../../src/sources/directory/file/file.source.js';
 
 /** The file source on real files in a temporary directory; and the demo directory, read by it. */
@@ -24,13 +24,16 @@ afterEach(() => {
 });
 
 function fileSource(path: string): DirectorySource {
-  const config = loadConfig({
-    REDIS_URL: 'redis://127.0.0.1:9',
-    TARGET_URL: 'http://127.0.0.1:9',
-    TARGET_TOKEN: 'test-target-token-0001',
-    DIRECTORY_SOURCE: 'file',
-    DIRECTORY_FILE: path,
-  });
+  const config = loadConfig(
+    {
+      REDIS_URL: 'redis://127.0.0.1:9',
+      TARGET_URL: 'http://127.0.0.1:9',
+      TARGET_TOKEN: 'test-target-token-0001',
+      DIRECTORY_SOURCE: 'file',
+      DIRECTORY_FILE: path,
+    },
+    CATALOG,
+  );
   const source = createDirectorySource(config.directory);
   if (source === undefined) throw new Error('no source');
   return source;

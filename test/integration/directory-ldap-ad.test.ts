@@ -5,7 +5,7 @@ import { stringify } from 'yaml';
 import { loadConfig } from '../../src/config/load-config.js';
 import type { Config } from '../../src/config/schema.js';
 import type { Snapshot } from '../../src/domain/identity.js';
-import { createDirectorySource } from '../../src/sources/directory/create-directory-source.js';
+import { buildDirectorySource as createDirectorySource, CATALOG } from '../../src/sources/registry.js';
 import { readRanged, readRemainingRanges } from '../../src/sources/directory/ldap/ldap-ranged-values.js';
 import { EntryValues } from '../../src/sources/directory/ldap/ldap-values.js';
 import { logSink } from '../support/log-sink.js';
@@ -63,6 +63,7 @@ function directoryConfig(pageSize: number): Config['directory'] {
       LDAP_GROUP_BASE: `OU=Groups,${BASE}`,
       CONFIG_FILE: 'test-config.yaml',
     },
+    CATALOG,
     { readFile: (path) => (path === 'test-config.yaml' ? file : readFileSync(path, 'utf8')) },
   );
   return config.directory;

@@ -7,7 +7,7 @@ import type { Config } from '../../src/config/schema.js';
 import { isBridgeError, type BridgeError } from '../../src/domain/errors.js';
 import type { DesiredGroup, Snapshot } from '../../src/domain/identity.js';
 import { freePort } from '../../src/ops/embedded-redis.js';
-import { createDirectorySource } from '../../src/sources/directory/create-directory-source.js';
+import { buildDirectorySource as createDirectorySource, CATALOG } from '../../src/sources/registry.js';
 import { logSink } from '../support/log-sink.js';
 import { startSlapd, type Slapd } from '../support/slapd.js';
 
@@ -55,6 +55,7 @@ function directoryConfig(
       CONFIG_FILE: 'test-config.yaml',
       ...env,
     },
+    CATALOG,
     { readFile: (path) => (path === 'test-config.yaml' ? file : readFileSync(path, 'utf8')) },
   );
   return config.directory;

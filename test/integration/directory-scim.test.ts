@@ -5,7 +5,7 @@ import type { Config } from '../../src/config/schema.js';
 import { isBridgeError, type BridgeError } from '../../src/domain/errors.js';
 import type { Snapshot } from '../../src/domain/identity.js';
 import { startReferenceTarget, type ReferenceTarget } from 'scim-reference-target';
-import { createDirectorySource } from '../../src/sources/directory/create-directory-source.js';
+import { buildDirectorySource as createDirectorySource, CATALOG } from '../../src/sources/registry.js';
 
 /**
  * The scim source against a second reference target standing in for an upstream SCIM server, with
@@ -48,18 +48,21 @@ afterAll(async () => {
 });
 
 function directoryConfig(url: string, token = TOKEN): Config['directory'] {
-  return loadConfig({
-    REDIS_URL: 'redis://127.0.0.1:9',
-    TARGET_URL: 'http://127.0.0.1:9',
-    TARGET_TOKEN: 'test-target-token-0001',
-    DIRECTORY_SOURCE: 'scim',
-    SOURCE_SCIM_URL: url,
-    SOURCE_SCIM_TOKEN: token,
-  }).directory;
+  return loadConfig(
+    {
+      REDIS_URL: 'redis://127.0.0.1:9',
+      TARGET_URL: 'http://127.0.0.1:9',
+      TARGET_TOKEN: 'test-target-token-0001',
+      DIRECTORY_SOURCE: 'scim',
+      SOURCE_SCIM_URL: url,
+      SOURCE_SCIM_TOKEN: token,
+    },
+    CATALOG,
+  ).directory;
 }
 
 async function read(url = upstream.scimUrl, token = TOKEN): Promise<Snapshot> {
-  const source = createDirectorySource(directoryConfig(url, token), { scimTimeoutMs: 2000 });
+  const source = createDirectorySource(directoryConfig(url, token), { timeoutMs: 2000 });
   if (source === undefined) throw new Error('no source');
   return source.read();
 }

@@ -1,4 +1,5 @@
 import request from 'supertest';
+import { CATALOG } from '../../src/sources/registry.js';
 import { Router } from 'express';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../../src/app.js';
@@ -100,7 +101,7 @@ describe('HTTP shell', () => {
 
   it('echoes or assigns request ids and never logs a configured secret', async () => {
     const cfg = config();
-    const sink = logSink(secretValues(cfg));
+    const sink = logSink(secretValues(cfg, CATALOG));
     const server = app(sink);
     const res = await request(server)
       .post(`/admin/echo?token=${adminToken}`)
@@ -112,7 +113,7 @@ describe('HTTP shell', () => {
     sink.logger.info({ config: cfg }, `a message quoting ${cfg.target.token}`);
     const text = sink.text();
     expect(text).toContain('req-42');
-    for (const secret of secretValues(cfg)) expect(text).not.toContain(secret);
+    for (const secret of secretValues(cfg, CATALOG)) expect(text).not.toContain(secret);
     expect(text).toContain('[REDACTED]');
   });
 

@@ -1,4 +1,6 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { sectionOf } from '../../src/config/catalog.js';
+import { ldapSettings } from '../../src/sources/directory/ldap/ldap.settings.js';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from 'ldapts';
@@ -48,7 +50,7 @@ describe('delta reads of an OpenLDAP access log', () => {
       },
       1,
     );
-    const delta = ldapDelta(testConfig(env).directory.ldap);
+    const delta = ldapDelta(sectionOf(ldapSettings, testConfig(env).directory));
     if (!delta) throw new Error('the openldap preset reads deltas from the access log');
     const start = await delta.position();
     const ldap = new Client({ url: slapd.url });
@@ -69,7 +71,7 @@ describe('delta reads of an OpenLDAP access log', () => {
   });
 
   it('fails, deleting nobody, when the user base is gone', async () => {
-    const delta = ldapDelta(testConfig(ldapSourceEnv(slapd, SUFFIX, 1)).directory.ldap);
+    const delta = ldapDelta(sectionOf(ldapSettings, testConfig(ldapSourceEnv(slapd, SUFFIX, 1)).directory));
     if (!delta) throw new Error('the openldap preset reads deltas from the access log');
     const start = await delta.position();
     const ldap = new Client({ url: slapd.url });

@@ -1,4 +1,6 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { sectionOf } from '../../src/config/catalog.js';
+import { ldapSettings } from '../../src/sources/directory/ldap/ldap.settings.js';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from 'ldapts';
@@ -29,7 +31,7 @@ describe("an OpenLDAP directory's delta watermark", () => {
   });
 
   it('is refused once the directory was restored, even within a second of its last write', async () => {
-    const delta = ldapDelta(testConfig(ldapSourceEnv(slapd, SUFFIX, 1)).directory.ldap);
+    const delta = ldapDelta(sectionOf(ldapSettings, testConfig(ldapSourceEnv(slapd, SUFFIX, 1)).directory));
     if (!delta) throw new Error('the openldap preset reads deltas from the access log');
     const backup = await slapd.backup();
     const start = await delta.position();

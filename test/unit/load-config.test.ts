@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { CATALOG } from '../../src/sources/registry.js';
 import { hashTagged, loadConfig } from '../../src/config/load-config.js';
 import { isBridgeError } from '../../src/domain/errors.js';
 import { maskConfig, secretValues } from '../../src/config/mask-config.js';
@@ -11,7 +12,7 @@ const base = {
 
 function problemsOf(env: Record<string, string>, files: Record<string, string> = {}): readonly string[] {
   try {
-    loadConfig(env, { readFile: (path) => filesOrDisk(path, files) });
+    loadConfig(env, CATALOG, { readFile: (path) => filesOrDisk(path, files) });
   } catch (error) {
     if (isBridgeError(error, 'config_invalid')) return error.problems;
     throw error;
@@ -54,18 +55,18 @@ describe('loadConfig', () => {
   });
 
   it('reads the replica acknowledgement from the environment or the file, within its bounds', () => {
-    const defaults = loadConfig(base, { readFile: (path) => filesOrDisk(path, {}) });
+    const defaults = loadConfig(base, CATALOG, { readFile: (path) => filesOrDisk(path, {}) });
     expect(defaults.redis).toMatchObject({ minReplicas: 0, replicaTimeoutMs: 500 });
     const fromEnv = loadConfig(
       { ...base, REDIS_MIN_REPLICAS: '1', REDIS_REPLICA_TIMEOUT_MS: '250' },
+      CATALOG,
       { readFile: (path) => filesOrDisk(path, {}) },
     );
     expect(fromEnv.redis).toMatchObject({ minReplicas: 1, replicaTimeoutMs: 250 });
     const file = { '/etc/bridge.yaml': 'redis:\n  minReplicas: 2\n' };
-    const fromFile = loadConfig(
-      { ...base, CONFIG_FILE: '/etc/bridge.yaml' },
-      { readFile: (path) => filesOrDisk(path, file) },
-    );
+    const fromFile = loadConfig({ ...base, CONFIG_FILE: '/etc/bridge.yaml' }, CATALOG, {
+      readFile: (path) => filesOrDisk(path, file),
+    });
     expect(fromFile.redis.minReplicas).toBe(2);
     expect(problemsOf({ ...base, REDIS_MIN_REPLICAS: '-1', REDIS_REPLICA_TIMEOUT_MS: '2000' })).toEqual([
       'REDIS_MIN_REPLICAS: -1 is below 0 — expected a number of replicas from 0 to 16 (0: none)',
@@ -82,12 +83,9 @@ describe('loadConfig', () => {
 
   it('applies defaults, then CONFIG_FILE, then the environment', () => {
     const files = { '/etc/bridge.yaml': 'target:\n  concurrency: 4\n  maxRps: 50\nhttp:\n  port: 9000\n' };
-    const config = loadConfig(
-      { ...base, CONFIG_FILE: '/etc/bridge.yaml', TARGET_MAX_RPS: '20' },
-      {
-        readFile: (path) => filesOrDisk(path, files),
-      },
-    );
+    const config = loadConfig({ ...base, CONFIG_FILE: '/etc/bridge.yaml', TARGET_MAX_RPS: '20' }, CATALOG, {
+      readFile: (path) => filesOrDisk(path, files),
+    });
     expect(config.target.concurrency).toBe(4);
     expect(config.target.maxRps).toBe(20);
     expect(config.http.port).toBe(9000);
@@ -110,7 +108,9 @@ describe('loadConfig', () => {
   it('reads *_FILE secrets and refuses both forms at once', () => {
     const files = { '/run/secrets/token': 'from-file-token\n' };
     const env = { ...base, TARGET_TOKEN: '', TARGET_TOKEN_FILE: '/run/secrets/token' };
-    expect(loadConfig(env, { readFile: (p) => filesOrDisk(p, files) }).target.token).toBe('from-file-token');
+    expect(loadConfig(env, CATALOG, { readFile: (p) => filesOrDisk(p, files) }).target.token).toBe(
+      'from-file-token',
+    );
     expect(problemsOf({ ...base, TARGET_TOKEN_FILE: '/run/secrets/token' }, files)).toEqual([
       'TARGET_TOKEN: set both TARGET_TOKEN and TARGET_TOKEN_FILE — expected only one of them',
     ]);
@@ -120,11 +120,10 @@ describe('loadConfig', () => {
     const old = 'admin-token-old-00000000001';
     const next = 'admin-token-new-00000000002';
     const files = { '/run/secrets/admin': `${old}\n${next}\n` };
-    const config = loadConfig(
-      { ...base, ADMIN_TOKEN_FILE: '/run/secrets/admin' },
-      { readFile: (p) => filesOrDisk(p, files) },
-    );
-    expect(secretValues(config)).toEqual(expect.arrayContaining([old, next]));
+    const config = loadConfig({ ...base, ADMIN_TOKEN_FILE: '/run/secrets/admin' }, CATALOG, {
+      readFile: (p) => filesOrDisk(p, files),
+    });
+    expect(secretValues(config, CATALOG)).toEqual(expect.arrayContaining([old, next]));
     expect(problemsOf({ ...base, ADMIN_TOKEN: `${old}\nshort-one` })).toEqual([
       'ADMIN_TOKEN: shorter than 16 characters — expected a bearer token of at least 16 characters',
     ]);
@@ -138,11 +137,11 @@ describe('loadConfig', () => {
 
   it('parses DEPROVISION_LIMIT as a count, a share or both, and prints it in that form', () => {
     const load = (v: string) =>
-      loadConfig({ ...base, DEPROVISION_LIMIT: v }, { readFile: (p) => filesOrDisk(p, {}) });
+      loadConfig({ ...base, DEPROVISION_LIMIT: v }, CATALOG, { readFile: (p) => filesOrDisk(p, {}) });
     expect(load('10%').reconcile.deprovisionLimit).toEqual({ share: 10 });
     expect(load('0').reconcile.deprovisionLimit).toEqual({ count: 0 });
     expect(load(' 20% , 500 ').reconcile.deprovisionLimit).toEqual({ count: 500, share: 20 });
-    const printed = maskConfig(load('500,20%')) as { reconcile: Record<string, unknown> };
+    const printed = maskConfig(load('500,20%'), CATALOG) as { reconcile: Record<string, unknown> };
     expect(printed.reconcile).toMatchObject({ deprovisionLimit: '500,20%', sourceShrinkLimit: '30%' });
     for (const bad of ['150%', '500,600', '10%,20%', '500;20%', '', 'ten'])
       expect(problemsOf({ ...base, DEPROVISION_LIMIT: bad }), bad).toEqual([
@@ -152,7 +151,7 @@ describe('loadConfig', () => {
 
   it('parses SOURCE_SHRINK_LIMIT as a share', () => {
     const load = (v: string) =>
-      loadConfig({ ...base, SOURCE_SHRINK_LIMIT: v }, { readFile: (p) => filesOrDisk(p, {}) });
+      loadConfig({ ...base, SOURCE_SHRINK_LIMIT: v }, CATALOG, { readFile: (p) => filesOrDisk(p, {}) });
     expect(load('40%').reconcile.sourceShrinkLimit).toBe(40);
     expect(load('100%').reconcile.sourceShrinkLimit).toBe(100);
     expect(problemsOf({ ...base, SOURCE_SHRINK_LIMIT: '30' })).toEqual([
@@ -185,11 +184,12 @@ describe('loadConfig', () => {
   it('masks secrets and URL passwords for printing', () => {
     const config = loadConfig(
       { ...base, REDIS_URL: 'redis://:p%40ss@redis:6379', ADMIN_TOKEN: 'admin-token-0123456789' },
+      CATALOG,
       { readFile: (p) => filesOrDisk(p, {}) },
     );
-    const printed = JSON.stringify(maskConfig(config));
-    for (const secret of secretValues(config)) expect(printed).not.toContain(secret);
-    expect(secretValues(config)).toEqual(
+    const printed = JSON.stringify(maskConfig(config, CATALOG));
+    for (const secret of secretValues(config, CATALOG)) expect(printed).not.toContain(secret);
+    expect(secretValues(config, CATALOG)).toEqual(
       expect.arrayContaining(['p@ss', 'target-token-value', 'admin-token-0123456789']),
     );
     expect(printed).toContain('redis://:********@redis:6379');

@@ -25,7 +25,7 @@ export const InputStatus = answer(
   'InputStatus',
   z.strictObject({
     input: text().meta({ description: 'The owner name: scim, events, okta, directory:<name>.' }),
-    kind: z.enum(['scim', 'events', 'okta', 'directory']),
+    kind: text().meta({ description: 'Its kind: scim, events, okta, or directory (see fullRead.source).' }),
     state: z.enum(['ok', 'failing', 'disabled']).meta({
       description: 'failing: its last reads of its source failed (3 in a row); disabled: not configured.',
     }),

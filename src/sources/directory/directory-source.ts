@@ -1,7 +1,6 @@
 import type { Snapshot } from '../../domain/identity.js';
 import type { ReadOne } from '../../domain/source-identity.js';
 import type { ReadOptions, SnapshotSource } from '../../domain/snapshot-sink.js';
-import type { Logger } from '../../ops/logger.js';
 
 export type { ReadOptions } from '../../domain/snapshot-sink.js';
 
@@ -16,15 +15,12 @@ export type { ReadOptions } from '../../domain/snapshot-sink.js';
  * its credentials.
  */
 export interface DirectorySource extends SnapshotSource {
-  readonly kind: 'file' | 'ldap' | 'scim';
   read(options?: ReadOptions): Promise<Snapshot>;
   /** One identity by its key, read with a few searches; sources without it are read in full for it. */
   readOne?: ReadOne;
-}
-
-export interface DirectorySourceDeps {
-  /** Warnings about entries left out (LDAP entries without an id or userName). */
-  logger?: Logger;
-  /** Per-request timeout of the upstream SCIM source; 30 s by default. */
-  scimTimeoutMs?: number;
+  /**
+   * Its items carry each user's groups as facts (LDAP reads membership itself); otherwise a scope
+   * or mapping that reads membership has the source read once more for its groups (policy-read.ts).
+   */
+  readonly attachesMembership?: boolean;
 }

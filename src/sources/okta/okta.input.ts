@@ -1,4 +1,5 @@
 import type { Config } from '../../config/schema.js';
+import { oktaApiConfigured as apiConfigured, oktaSettingsOf, type OktaSettings } from './okta.settings.js';
 import type { CompiledPolicy } from '../../domain/identity-policy.js';
 import type { FullRead, Input } from '../../domain/input.js';
 import { activePolicy } from '../input-policies.js';
@@ -19,15 +20,15 @@ const LIST_TIMEOUT_MS = 35_000;
  * user's full profile for a hook's event, Okta in full for a full sync of the input
  * (okta-full-read.ts), and the System Log for the events the hooks missed (okta-log.poller.ts).
  */
-export function oktaInput(hookSecret: () => string, settings?: Config['okta']): Input {
+export function oktaInput(
+  hookSecret: () => string,
+  settings?: OktaSettings,
+  apiToken: () => string = () => settings?.apiToken ?? '',
+): Input {
   const push = pushInput('okta', '/webhooks/okta', { value: hookSecret, setting: 'OKTA_HOOK_SECRET' });
   if (!settings || !apiConfigured(settings)) return push;
   const open = () =>
-    new OktaApiClient({
-      orgUrl: settings.orgUrl,
-      token: () => settings.apiToken,
-      timeoutMs: LIST_TIMEOUT_MS,
-    });
+    new OktaApiClient({ orgUrl: settings.orgUrl, token: apiToken, timeoutMs: LIST_TIMEOUT_MS });
   const label = `Okta's API at ${new URL(settings.orgUrl).origin}`;
   const policy = activePolicy(settings, 'okta');
   // Okta lists groups after users: a scope reading membership reads Okta twice (policy-read.ts).
@@ -47,10 +48,10 @@ export function oktaInput(hookSecret: () => string, settings?: Config['okta']): 
 }
 
 /** Okta's API, when OKTA_ORG_URL and OKTA_API_TOKEN are both set. */
-export function oktaApiFromConfig(config: Config): OktaDirectory | undefined {
-  const { orgUrl, apiToken } = config.okta;
-  if (!apiConfigured(config.okta)) return undefined;
-  return new OktaApiClient({ orgUrl, token: () => apiToken });
+export function oktaApiFromConfig(config: Config, apiToken?: () => string): OktaDirectory | undefined {
+  const settings = oktaSettingsOf(config);
+  if (!apiConfigured(settings)) return undefined;
+  return new OktaApiClient({ orgUrl: settings.orgUrl, token: apiToken ?? (() => settings.apiToken) });
 }
 
 export interface OktaLogPoll {
@@ -60,12 +61,9 @@ export interface OktaLogPoll {
 
 /** The System Log gap-filler, when Okta's API is configured and OKTA_LOG_POLL_SECONDS is not 0. */
 export function oktaLogPoll(config: Config, deps: Omit<OktaLogPollerDeps, 'okta'>): OktaLogPoll | undefined {
-  const { orgUrl, apiToken, logPollSeconds } = config.okta;
-  if (!apiConfigured(config.okta) || logPollSeconds <= 0) return undefined;
+  const settings = oktaSettingsOf(config);
+  const { orgUrl, apiToken, logPollSeconds } = settings;
+  if (!apiConfigured(settings) || logPollSeconds <= 0) return undefined;
   const okta = new OktaApiClient({ orgUrl, token: () => apiToken, timeoutMs: LIST_TIMEOUT_MS });
   return { poll: () => pollOktaLog({ ...deps, okta }), close: () => okta.close() };
-}
-
-function apiConfigured(settings: Config['okta']): boolean {
-  return settings.orgUrl !== '' && settings.apiToken !== '';
 }

@@ -25,8 +25,6 @@ export interface FileSourceOptions {
 }
 
 export class FileDirectorySource implements DirectorySource {
-  readonly kind = 'file';
-
   constructor(
     private readonly path: string,
     private readonly options: FileSourceOptions = {},

@@ -1,5 +1,5 @@
 import { BridgeError } from '../../../domain/errors.js';
-import type { DeltaChanges, DeltaRead, Watermark } from '../../../domain/input.js';
+import type { DeltaChanges, DeltaSource, Watermark } from '../../../domain/input.js';
 import type { ReadOptions } from '../../../domain/snapshot-sink.js';
 import type { Logger } from '../../../ops/logger.js';
 import { accessLogCsn, generalizedTimeMs, readAccessLog, type LogPosition } from './accesslog-entries.js';
@@ -28,7 +28,7 @@ interface AccesslogMark extends LogPosition {
  * longer holds the last entry applied (purged) cannot be trusted — the input is then read in full.
  * The bind account needs read access to the log database (`cn=accesslog` by default).
  */
-export class AccesslogDelta implements DeltaRead {
+export class AccesslogDelta implements DeltaSource {
   readonly watermarkKind = KIND;
 
   constructor(

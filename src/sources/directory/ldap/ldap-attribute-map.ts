@@ -120,7 +120,7 @@ function override<K extends string>(
   const out: Record<K, readonly string[]> = { ...base };
   for (const [given, value] of Object.entries(overrides)) {
     const key = canonicalKey(given, keys);
-    const path = `directory.ldap.${setting}.${given}`;
+    const path = `${setting}.${given}`;
     if (key === undefined) {
       problems.push(`${path}: not a mapped attribute; expected one of ${keys.join(', ')}`);
       continue;

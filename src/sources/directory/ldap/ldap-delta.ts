@@ -1,5 +1,5 @@
-import type { Config } from '../../../config/schema.js';
-import type { DeltaRead } from '../../../domain/input.js';
+import type { LdapSettings } from './ldap.settings.js';
+import type { DeltaSource } from '../../../domain/input.js';
 import type { Logger } from '../../../ops/logger.js';
 import type { CompiledPolicy } from '../../../domain/identity-policy.js';
 import { AccesslogDelta } from './accesslog.delta.js';
@@ -13,10 +13,10 @@ import { UsnDelta } from './usn.delta.js';
  * preset's), or none.
  */
 export function ldapDelta(
-  settings: Config['directory']['ldap'],
+  settings: LdapSettings,
   logger?: Logger,
   policy?: CompiledPolicy,
-): DeltaRead | undefined {
+): DeltaSource | undefined {
   const mode =
     settings.delta === 'auto' ? (settings.schema === 'openldap' ? 'accesslog' : 'usn') : settings.delta;
   const activeDirectory = mode === 'usn' || settings.schema === 'active-directory';

@@ -35,7 +35,7 @@ export interface LdapSourceSettings extends LdapConnectionSettings, MappingSetti
 }
 
 export class LdapDirectorySource implements DirectorySource {
-  readonly kind = 'ldap';
+  readonly attachesMembership = true;
   private readonly mapping: LdapMapping;
 
   constructor(
@@ -44,12 +44,6 @@ export class LdapDirectorySource implements DirectorySource {
     private readonly needs: PolicyNeeds = NO_NEEDS,
   ) {
     this.mapping = resolveMapping(settings);
-    if (settings.startTls && settings.url.toLowerCase().startsWith('ldaps:')) {
-      throw new BridgeError(
-        'invalid_input',
-        'directory.ldap.startTls: not with an ldaps:// URL, which is TLS already',
-      );
-    }
   }
 
   get label(): string {

@@ -1,5 +1,5 @@
 import { BridgeError } from '../../../domain/errors.js';
-import type { DeltaChanges, DeltaRead, Watermark } from '../../../domain/input.js';
+import type { DeltaChanges, DeltaSource, Watermark } from '../../../domain/input.js';
 import type { ReadOptions } from '../../../domain/snapshot-sink.js';
 import type { Logger } from '../../../ops/logger.js';
 import { deltaChanges } from './ldap-delta-changes.js';
@@ -28,7 +28,7 @@ interface UsnMark {
  * a watermark older than the tombstone lifetime (deletions since may be purged) cannot be trusted —
  * the input is then read in full. The bind account must read the tombstones: see docs/ldap.md.
  */
-export class UsnDelta implements DeltaRead {
+export class UsnDelta implements DeltaSource {
   readonly watermarkKind = KIND;
 
   constructor(

@@ -14,7 +14,6 @@ import { UpstreamScimClient, type UpstreamScimOptions } from './upstream-scim.cl
  * flattened to their users; members that are neither a listed user nor a listed group are dropped.
  */
 export class ScimDirectorySource implements DirectorySource {
-  readonly kind = 'scim';
   private readonly client: UpstreamScimClient;
 
   constructor(options: UpstreamScimOptions) {
