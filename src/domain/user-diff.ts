@@ -38,6 +38,26 @@ export function userBody(user: DesiredUser): Record<string, unknown> {
   return body;
 }
 
+/**
+ * The body of a PUT (RFC 7644 §3.5.1) from the user as the platform holds it (less id, meta and
+ * schemas): the managed attributes set, and those the desired user leaves unassigned — e-mails, a
+ * name part — removed, since a PUT replaces what it does not carry only when the body lacks it.
+ * Name parts and attributes the bridge does not manage stay; an unassigned `active` keeps the
+ * platform's value, as in userBody.
+ */
+export function replacedUser(user: DesiredUser, current: Record<string, unknown>): Record<string, unknown> {
+  const { name: held, emails: _emails, ...rest } = current;
+  const { name: managed, ...body } = userBody(user);
+  const others =
+    typeof held === 'object' && held !== null && !Array.isArray(held)
+      ? Object.fromEntries(
+          Object.entries(held).filter(([part]) => part !== 'givenName' && part !== 'familyName'),
+        )
+      : {};
+  const name = { ...others, ...(managed as Record<string, unknown> | undefined) };
+  return { ...rest, ...body, ...(Object.keys(name).length > 0 ? { name } : {}) };
+}
+
 export function diffUser(desired: DesiredUser, observed: ObservedUser): UserDiff {
   const attributes: UserAttribute[] = [];
   const operations: PatchOperation[] = [];
