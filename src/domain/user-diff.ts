@@ -40,9 +40,9 @@ export function userBody(user: DesiredUser): Record<string, unknown> {
 
 /**
  * The body of a PUT (RFC 7644 §3.5.1) from the user as the platform holds it (less id, meta and
- * schemas): the managed attributes set, and those the desired user leaves unassigned — e-mails, a
- * name part — removed, since a PUT replaces what it does not carry only when the body lacks it.
- * Name parts and attributes the bridge does not manage stay; an unassigned `active` keeps the
+ * schemas), made to match: the managed attributes set, the e-mails and name parts the desired user
+ * lacks taken out (a PUT that carried the platform's own would keep them), name parts and
+ * attributes the bridge does not manage left as they are. An unassigned `active` keeps the
  * platform's value, as in userBody.
  */
 export function replacedUser(user: DesiredUser, current: Record<string, unknown>): Record<string, unknown> {
