@@ -38,6 +38,26 @@ export function userBody(user: DesiredUser): Record<string, unknown> {
   return body;
 }
 
+/**
+ * The body of a PUT (RFC 7644 §3.5.1) from the user as the platform holds it (less id, meta and
+ * schemas), made to match: the managed attributes set, the e-mails and name parts the desired user
+ * lacks taken out (a PUT that carried the platform's own would keep them), name parts and
+ * attributes the bridge does not manage left as they are. An unassigned `active` keeps the
+ * platform's value, as in userBody.
+ */
+export function replacedUser(user: DesiredUser, current: Record<string, unknown>): Record<string, unknown> {
+  const { name: held, emails: _emails, ...rest } = current;
+  const { name: managed, ...body } = userBody(user);
+  const others =
+    typeof held === 'object' && held !== null && !Array.isArray(held)
+      ? Object.fromEntries(
+          Object.entries(held).filter(([part]) => part !== 'givenName' && part !== 'familyName'),
+        )
+      : {};
+  const name = { ...others, ...(managed as Record<string, unknown> | undefined) };
+  return { ...rest, ...body, ...(Object.keys(name).length > 0 ? { name } : {}) };
+}
+
 export function diffUser(desired: DesiredUser, observed: ObservedUser): UserDiff {
   const attributes: UserAttribute[] = [];
   const operations: PatchOperation[] = [];

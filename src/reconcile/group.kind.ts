@@ -34,8 +34,11 @@ async function groupIntent(
   run: ReconcileRun,
 ): Promise<Intent<'group'>> {
   const members = await resolveMembers(deps, desired, run);
+  const body = groupBody(desired, members.targetIds);
   return {
-    body: groupBody(desired, members.targetIds),
+    body,
+    // Every managed attribute is in the body, the members [] included.
+    replace: (current) => ({ ...current, ...body }),
     diff: (observed) => {
       const diff = diffGroup(desired, members.targetIds, observed);
       const detail = { added: diff.added.length, removed: diff.removed.length };

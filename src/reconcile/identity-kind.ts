@@ -28,8 +28,13 @@ export interface Change {
 
 /** What one run wants on the target for a desired identity. */
 export interface Intent<K extends IdentityKind> {
-  /** The body of the POST, and the managed attributes a PUT sets. */
+  /** The body of the POST. */
   body: Record<string, unknown>;
+  /**
+   * The body of a PUT, for a platform without PATCH: `current` (the resource as the platform holds
+   * it, less id, meta and schemas) made to match.
+   */
+  replace(current: Record<string, unknown>): Record<string, unknown>;
   diff(observed: Observed<K>): Change;
   /** Extra fields for the `create` decision. */
   createDetail?: Record<string, unknown>;

@@ -18,29 +18,32 @@ export async function writeChange(
   kind: IdentityKind,
   targetId: string,
   patches: readonly PatchOperation[][],
-  managed: Record<string, unknown>,
+  replace: Replacement,
   run: ReconcileRun,
 ): Promise<void> {
   const settings = await deps.platform.serviceProviderConfig(run.trace);
-  if (!settings.patchSupported) return replaceManaged(deps, kind, targetId, managed, run);
+  if (!settings.patchSupported) return replaceManaged(deps, kind, targetId, replace, run);
   for (const operations of patches) await deps.platform.patch(kind, targetId, operations, run.trace);
 }
 
+/** The body of a PUT made from the resource as the platform holds it (less id, meta and schemas). */
+export type Replacement = (current: Record<string, unknown>) => Record<string, unknown>;
+
 /**
  * PUT replaces the whole resource (RFC 7644 §3.5.1): it carries the resource as the platform holds
- * it now (read afresh — a listing keeps only what the bridge compares) with the managed attributes
- * set, so that it changes nothing the bridge does not manage.
+ * it now (read afresh — a listing keeps only what the bridge compares) made to match, so that it
+ * changes nothing the bridge does not manage.
  */
 async function replaceManaged(
   deps: ReconcileDeps,
   kind: IdentityKind,
   targetId: string,
-  managed: Record<string, unknown>,
+  replace: Replacement,
   run: ReconcileRun,
 ): Promise<void> {
   const current = await deps.platform.get(kind, targetId, run.trace);
   if (!current) throw new BridgeError('target_not_found', `The platform no longer has ${kind} ${targetId}`);
-  await deps.platform.replace(kind, targetId, { ...replaceableBody(current), ...managed }, run.trace);
+  await deps.platform.replace(kind, targetId, replace(replaceableBody(current)), run.trace);
 }
 
 /** Deletes a managed resource (a 404 is success) and drops the identity's record of it. */

@@ -147,7 +147,7 @@ async function update<K extends IdentityKind>(
     return { action: adopted ? 'adopted' : 'unchanged', targetId: observed.id };
   }
   decision(run, 'update', { targetId: observed.id, attributes: change.attributes, ...change.detail });
-  await writeChange(deps, kind, observed.id, change.patches, intent.body, run);
+  await writeChange(deps, kind, observed.id, change.patches, intent.replace, run);
   return { action: 'updated', targetId: observed.id, changed: change.attributes };
 }
 

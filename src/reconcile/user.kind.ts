@@ -1,6 +1,6 @@
 import type { DesiredUser } from '../domain/identity.js';
 import type { PatchOperation } from '../domain/scim-patch.js';
-import { diffUser, userBody } from '../domain/user-diff.js';
+import { diffUser, replacedUser, userBody } from '../domain/user-diff.js';
 import type { IdentityKindRules, Intent, ManagedTarget } from './identity-kind.js';
 import { observe } from './matching.js';
 import {
@@ -29,6 +29,7 @@ export function reconcileUser(deps: ReconcileDeps, id: string, run: ReconcileRun
 function userIntent(deps: ReconcileDeps, desired: DesiredUser, run: ReconcileRun): Intent<'user'> {
   return {
     body: userBody(desired),
+    replace: (current) => replacedUser(desired, current),
     diff: (observed) => {
       const diff = diffUser(desired, observed);
       return { attributes: diff.attributes, patches: [diff.operations] };
@@ -67,6 +68,13 @@ async function deprovisionUser(
     return { action: 'unchanged', targetId: observed.id };
   }
   decision(run, 'deactivate', { targetId: observed.id });
-  await writeChange(deps, 'user', observed.id, [DEACTIVATE], { active: false }, run);
+  await writeChange(
+    deps,
+    'user',
+    observed.id,
+    [DEACTIVATE],
+    (current) => ({ ...current, active: false }),
+    run,
+  );
   return { action: 'deprovisioned', targetId: observed.id };
 }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { diffGroup, groupBody, PATCH_LIMITS } from '../../src/domain/group-diff.js';
-import { diffUser, userBody } from '../../src/domain/user-diff.js';
+import { diffUser, replacedUser, userBody } from '../../src/domain/user-diff.js';
 
 describe('diffUser', () => {
   const desired = {
@@ -46,6 +46,42 @@ describe('diffUser', () => {
   it('uses the source id as externalId unless the source gives one', () => {
     expect(userBody(desired)).toMatchObject({ externalId: 'src-1' });
     expect(userBody({ ...desired, externalId: 'idp-42' })).toMatchObject({ externalId: 'idp-42' });
+  });
+});
+
+describe('replacedUser (a PUT for a platform without PATCH)', () => {
+  const held = {
+    userName: 'ada@example.com',
+    externalId: 'src-1',
+    name: { givenName: 'Ada', familyName: 'Lovelace', middleName: 'Byron' },
+    emails: [{ value: 'ada@example.com', primary: true, type: 'work' }],
+    active: false,
+    title: 'Countess',
+  };
+
+  it('leaves out the e-mails and name parts the desired user lacks, and keeps what the bridge does not manage', () => {
+    const body = replacedUser({ id: 'src-1', userName: 'ada@example.com', name: { familyName: 'L' } }, held);
+    expect(body).toEqual({
+      userName: 'ada@example.com',
+      externalId: 'src-1',
+      name: { middleName: 'Byron', familyName: 'L' },
+      // Unassigned `active` keeps the platform's value.
+      active: false,
+      title: 'Countess',
+    });
+  });
+
+  it('drops a name left with no part, and sets what the desired user holds', () => {
+    const { name: _name, ...noMiddle } = held;
+    const emails = [{ value: 'a@example.com', primary: true }];
+    const desired = { id: 'src-1', userName: 'ada@example.com', emails, active: true };
+    expect(replacedUser(desired, { ...noMiddle, name: { givenName: 'Ada' } })).toEqual({
+      userName: 'ada@example.com',
+      externalId: 'src-1',
+      emails,
+      active: true,
+      title: 'Countess',
+    });
   });
 });
 

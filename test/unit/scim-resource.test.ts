@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { listRequestFromQuery, listRequestFromSearch } from '../../src/sources/scim/list-request.js';
 import { parseProjection, project, wants } from '../../src/sources/scim/projection.js';
-import { coerceResource } from '../../src/sources/scim/resource-coerce.js';
+import { assertedAttributes, coerceResource } from '../../src/sources/scim/resource-coerce.js';
 import { ENTERPRISE_USER_SCHEMA, GROUP_SPEC, USER_SPEC } from '../../src/sources/scim/scim-schema.js';
 import { userFromScim, userToScim } from '../../src/sources/scim/user-resource.js';
 
@@ -46,6 +46,31 @@ describe('checking a resource against its schema', () => {
       [ENTERPRISE_USER_SCHEMA]: { employeeNumber: '4711' },
       emails: [{ value: 'n@example.com' }],
     });
+  });
+});
+
+describe('what a PUT body asserts', () => {
+  it('names what the body holds, emptied or not, and neither read-only nor unknown attributes', () => {
+    const body = {
+      ExternalId: null,
+      members: [],
+      displayName: 'G',
+      id: 'ignored',
+      meta: {},
+      unknownAttribute: 1,
+    };
+    expect([...assertedAttributes(GROUP_SPEC, body)].sort()).toEqual([
+      'displayName',
+      'externalId',
+      'members',
+    ]);
+    expect(coerceResource(GROUP_SPEC, body)).toEqual({ displayName: 'G' });
+    const user = { userName: 'u', active: null, [ENTERPRISE_USER_SCHEMA.toLowerCase()]: { manager: null } };
+    expect([...assertedAttributes(USER_SPEC, user)].sort()).toEqual([
+      'active',
+      ENTERPRISE_USER_SCHEMA,
+      'userName',
+    ]);
   });
 });
 

@@ -74,18 +74,26 @@ async function createGroup(
   return { id, group, members: [...members].sort(), extra, createdMs: now, modifiedMs: now, version: 1 };
 }
 
-/** PUT replaces the group; members and externalId stay when the body does not assert them. */
+/**
+ * PUT replaces the group. `members` or `externalId` given as null or [] (unassigned, RFC 7643 §2.5)
+ * leave it without; left out, they are not asserted (RFC 7644 §3.5.1) and stay: Okta's App
+ * Integration Wizard apps rename a group by PUT, and IdPs read groups with
+ * `excludedAttributes=members` (docs/okta-scim.md, docs/entra-id.md).
+ */
 async function replaceGroup(
   ctx: ScimContext,
   req: Request,
   current: StoredGroup,
   resource: JsonObject,
+  asserted: ReadonlySet<string>,
 ): Promise<undefined> {
   const { id } = current;
-  const group = groupFromScim(id, resource, current.group.externalId);
-  const values = memberValues(resource.members, `PUT /Groups/${id}`);
+  const context = `PUT /Groups/${id}`;
+  const keptExternalId = asserted.has('externalId') ? undefined : current.group.externalId;
+  const group = groupFromScim(id, resource, keptExternalId);
+  const values = asserted.has('members') ? (memberValues(resource.members, context) ?? []) : undefined;
   const members = values?.map((member) => member.id);
-  if (members) await refuseNestedGroups(ctx.queries, members, `PUT /Groups/${id}`);
+  if (members) await refuseNestedGroups(ctx.queries, members, context);
   // Asserted members replace the displays kept for them; otherwise both stay (extra undefined).
   const extra = values ? displaysExtra(displaysOf(values)) : undefined;
   await ctx.api.upsertGroup(

@@ -12,7 +12,8 @@ import { extensionOf, findAttribute, type AttributeSpec, type ResourceSpec } fro
  *  - add/replace on a value-filtered path that matches nothing appends a new value built from the
  *    filter's equalities (Entra: `emails[type eq "work"].value` on a user without one);
  *  - remove with a `value` removes only the listed values (Entra's default member removal);
- *  - a null value removes the attribute (RFC 7643 §2.5: null is "unassigned");
+ *  - a null value removes the attribute (RFC 7643 §2.5: null is "unassigned"), and a replace with
+ *    [] or {} leaves it unassigned;
  *  - a value filter on a single-valued complex attribute selects its value when it matches (Entra
  *    removes a manager with `manager[value eq "…"]`).
  * The result is checked against the schema afterwards (resource-coerce.ts).
@@ -109,12 +110,20 @@ function applyWhole(spec: ResourceSpec, target: Target, operation: PatchOperatio
     const values = asList(operation.value);
     container[key] = operation.op === 'add' ? appendNew(asList(current), values) : values;
     keepOnePrimary(container[key] as unknown[], values);
-  } else if (attribute.type === 'complex' && isObject(current) && isObject(operation.value)) {
+  } else if (attribute.type === 'complex' && isObject(current) && merges(operation.op, operation.value)) {
     // RFC 7644 §3.5.2.1/§3.5.2.3: sub-attributes not given are left unchanged.
     container[key] = { ...current, ...operation.value };
   } else {
     container[key] = operation.value;
   }
+}
+
+/**
+ * Whether a value merges into the complex value held. A replace with {} names no sub-attribute to
+ * keep the others for: it is unassigned (RFC 7643 §2.5) and tidy() drops it, as it drops [].
+ */
+function merges(op: PatchOperation['op'], value: unknown): value is JsonObject {
+  return isObject(value) && (op === 'add' || Object.keys(value).length > 0);
 }
 
 /** `attr.sub` without a value filter: on a complex attribute, or on every value of a multi-valued one. */

@@ -48,6 +48,23 @@ export function coerceResource(spec: ResourceSpec, body: JsonObject): JsonObject
   return out;
 }
 
+/**
+ * The writable attributes a resource body names, whatever their values (canonical names; an
+ * extension by its URN). A PUT replaces what it names: one named with null or [] is asserted
+ * unassigned (RFC 7643 §2.5) and ends empty, though coerceResource drops its value. One the body
+ * leaves out is not asserted (RFC 7644 §3.5.1): the kind's rules say whether it stays.
+ */
+export function assertedAttributes(spec: ResourceSpec, body: JsonObject): ReadonlySet<string> {
+  const asserted = new Set<string>();
+  for (const key of Object.keys(body)) {
+    const extension = extensionOf(spec, key);
+    const attribute = extension ? undefined : spec.core.attributes.get(key.toLowerCase());
+    if (extension) asserted.add(extension.id);
+    else if (attribute && !attribute.readOnly) asserted.add(attribute.name);
+  }
+  return asserted;
+}
+
 function describeProblems(problems: readonly string[]): string {
   const listed = problems.slice(0, MAX_LISTED_PROBLEMS).join('; ');
   const more =

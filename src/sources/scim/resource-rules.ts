@@ -39,10 +39,17 @@ export interface ResourceRules<R extends StoredResource> {
   /** Whether PUT (no operations) or PATCH reads the current identity with its related list. */
   readsRelated(projection: Projection, operations: readonly PatchOperation[]): boolean;
   /**
-   * PUT: replaces `current` with a checked resource. Returns the identity as now stored, or
-   * undefined when the answer reads it back.
+   * PUT: replaces `current` with a checked resource; `asserted` names the attributes the body
+   * holds, those it empties included (resource-coerce.ts, assertedAttributes). Returns the
+   * identity as now stored, or undefined when the answer reads it back.
    */
-  replace(ctx: ScimContext, req: Request, current: R, resource: JsonObject): Promise<R | undefined>;
+  replace(
+    ctx: ScimContext,
+    req: Request,
+    current: R,
+    resource: JsonObject,
+    asserted: ReadonlySet<string>,
+  ): Promise<R | undefined>;
   /** PATCH: applies the operations to `current`, all or nothing; returns as `replace` does. */
   patch(
     ctx: ScimContext,

@@ -11,7 +11,7 @@ import {
 import type { PatchOperation } from './patch-operation.js';
 import { parsePatchRequest } from './patch-request.js';
 import { FULL, project, wants, type Projection } from './projection.js';
-import { coerceResource } from './resource-coerce.js';
+import { assertedAttributes, coerceResource } from './resource-coerce.js';
 import { pathId } from './resource-id.js';
 import type { ResourceRules, StoredResource } from './resource-rules.js';
 import { search, type SearchSource } from './resource-search.js';
@@ -105,7 +105,7 @@ function projectionOf(spec: ResourceSpec, req: Request): Projection {
   return projectionFromQuery(spec, queryOf(req));
 }
 
-/** The resource of a POST or PUT body: the IdP's dialect normalised, then checked (RFC 7643). */
+/** The resource of a POST body: the IdP's dialect normalised, then checked (RFC 7643). */
 function checkedResource(spec: ResourceSpec, body: JsonObject): JsonObject {
   return coerceResource(spec, normaliseResource(spec, body));
 }
@@ -165,7 +165,10 @@ interface Rewrite<R> {
   noContent: boolean;
 }
 
-/** PUT replaces the resource (RFC 7644 §3.5.1); what stays unasserted is the rules' to say. */
+/**
+ * PUT replaces the resource (RFC 7644 §3.5.1): what the body names with null or [] is emptied;
+ * what it leaves out is not asserted, and the rules say what stays.
+ */
 function replacement<R extends StoredResource>(
   ctx: ScimContext,
   rules: ResourceRules<R>,
@@ -174,7 +177,11 @@ function replacement<R extends StoredResource>(
   const body = resourceBody(req);
   return {
     operations: [],
-    write: (current) => rules.replace(ctx, req, current, checkedResource(rules.spec, body)),
+    write: (current) => {
+      const normalised = normaliseResource(rules.spec, body);
+      const resource = coerceResource(rules.spec, normalised);
+      return rules.replace(ctx, req, current, resource, assertedAttributes(rules.spec, normalised));
+    },
     noContent: false,
   };
 }

@@ -52,9 +52,9 @@ export function userToScim(stored: StoredUser, base: string): JsonObject {
 
 /**
  * What the user gets for `externalId` and `active` when the resource does not hold them: a POST
- * creates an active user (the default), a PUT keeps the current values (RFC 7644 §3.5.1), a PATCH
- * passes none — its resource is the whole patched user, so an attribute it lacks was removed and
- * is unassigned (RFC 7644 §3.5.2.2).
+ * creates an active user (the default), a PUT keeps the current values its body leaves out (RFC
+ * 7644 §3.5.1) — not those it names with null — and a PATCH passes none: its resource is the whole
+ * patched user, so an attribute it lacks was removed and is unassigned (RFC 7644 §3.5.2.2).
  */
 export type KeptUserAttributes = Partial<Pick<DesiredUser, 'externalId' | 'active'>>;
 

@@ -33,9 +33,15 @@ export const userRules: ResourceRules<StoredUser> = {
   create: (ctx, req, id, resource) => write(ctx, req, userFromScim(id, resource)),
   // The answer shows the current groups: the write does not change them.
   readsRelated: (projection) => wants(projection, 'groups'),
-  /** `externalId` and `active` stay when the body does not assert them (RFC 7644 §3.5.1). */
-  replace: (ctx, req, current, resource) => {
-    const kept = { externalId: current.user.externalId, active: current.user.active };
+  /**
+   * What the body leaves out is replaced by nothing, but `externalId` and `active` stay when it
+   * does not assert them (RFC 7644 §3.5.1); given as null, they are unassigned (RFC 7643 §2.5).
+   */
+  replace: (ctx, req, current, resource, asserted) => {
+    const kept = {
+      externalId: asserted.has('externalId') ? undefined : current.user.externalId,
+      active: asserted.has('active') ? undefined : current.user.active,
+    };
     return write(ctx, req, userFromScim(current.id, resource, kept), current);
   },
   patch: (ctx, req, current, operations) => {
