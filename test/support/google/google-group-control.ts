@@ -15,7 +15,7 @@ import {
   type WorkspaceModel,
 } from './google-model.js';
 import type { ChangeOptions, Recorder } from './google-recorder.js';
-import { seedGroup, seedMember, type GroupInput, type MemberInput } from './google-seed.js';
+import { memberRecord, seedGroup, seedMember, type GroupInput, type MemberInput } from './google-seed.js';
 
 /**
  * Changes to groups and memberships, recorded as Google records them. Group changes are an
@@ -79,16 +79,14 @@ export class GroupControl {
   addMember(groupKey: string, input: MemberInput, options?: ChangeOptions): MemberRecord {
     const group = this.ours(groupKey);
     const { actor, admin } = this.membershipActor(group, options);
-    const target = input.type === 'CUSTOMER' ? undefined : this.model.group(input.id ?? input.email ?? '');
-    if (target && (target.id === group.id || this.model.within(group.id, target.id))) {
-      throw new Error(`adding ${target.email} to ${group.email} would make a membership cycle`);
+    const member = memberRecord(this.model, input);
+    if (this.model.members.get(group.id)?.has(member.id)) {
+      throw new Error(`${input.email ?? input.id ?? member.id} is already a member of ${group.email}`);
     }
-    if (
-      this.model.members.get(group.id)?.has(target?.id ?? this.model.resolve(input.email ?? '')?.id ?? '')
-    ) {
-      throw new Error(`${input.email ?? input.id} is already a member of ${group.email}`);
+    if (member.type === 'GROUP' && (member.id === group.id || this.model.within(group.id, member.id))) {
+      throw new Error(`adding ${input.email ?? input.id} to ${group.email} would make a membership cycle`);
     }
-    const member = seedMember(this.model, group.id, input);
+    this.model.link(group.id, member);
     const email = this.emailOf(member);
     const events = admin
       ? [memberEvent('ADD_GROUP_MEMBER', group.email, email)]

@@ -129,7 +129,8 @@ export function seedMember(model: WorkspaceModel, groupKey: string, input: Membe
   return member;
 }
 
-function memberRecord(model: WorkspaceModel, input: MemberInput): MemberRecord {
+/** The record a member input stands for (not yet linked); throws for one Google would not accept. */
+export function memberRecord(model: WorkspaceModel, input: MemberInput): MemberRecord {
   const role = input.role ?? 'MEMBER';
   if (input.type === 'CUSTOMER') return { id: model.customerId, type: 'CUSTOMER', role, etag: newEtag() };
   const key = input.id ?? input.email;
