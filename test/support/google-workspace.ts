@@ -70,7 +70,11 @@
  *
  * Quota and requests: `quota.perMinute` (budget per project and impersonated user; over it, 403
  * userRateLimitExceeded); `observed() → {total, refused, peakPerMinute, minutes[]}`;
- * `requests() → {method, path, status, at, api?, subject?}[]`. `close()`.
+ * `requests() → {method, path, status, at, api?, subject?, took}[]` (`took`: the emulation's own
+ * time on the request, ms). `close()`.
+ *
+ * Also: `model` (the account's records, to read), `plainCalls(google) → {exchange, signIn, get}`
+ * (plain fetch calls, for checks that need no client).
  */
 export * from './google/google-server.js';
 export {

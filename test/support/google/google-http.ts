@@ -27,6 +27,8 @@ export interface RecordedRequest {
   api?: ApiMethod;
   /** The impersonated user's address. */
   subject?: string;
+  /** Time the emulation spent on it (ms): a bench can tell its own share from the reader's. */
+  took: number;
 }
 
 export interface Frontend {
@@ -45,15 +47,26 @@ export async function serve(frontend: Frontend, req: IncomingMessage, res: Serve
   const url = new URL(req.url ?? '/', frontend.base);
   const method = req.method ?? 'GET';
   const body = method === 'POST' ? await readBody(req) : '';
+  const started = performance.now();
   const { reply, api, subject } = answer(frontend, method, url, req, body);
+  const text = JSON.stringify(reply.body);
+  const took = performance.now() - started;
   const path = url.pathname + url.search;
-  frontend.recorded.push({ method, path, status: reply.status, at: frontend.clock.now(), api, subject });
+  frontend.recorded.push({
+    method,
+    path,
+    status: reply.status,
+    at: frontend.clock.now(),
+    api,
+    subject,
+    took,
+  });
   res.writeHead(reply.status, {
     'content-type': 'application/json; charset=UTF-8',
     date: new Date().toUTCString(),
     ...reply.headers,
   });
-  res.end(JSON.stringify(reply.body));
+  res.end(text);
 }
 
 function answer(
