@@ -1,4 +1,4 @@
-import type { DesiredChange, Owner } from './desired-change.js';
+import type { ChangeOptions, Owner } from './desired-change.js';
 import type { CompiledPolicy, PolicyObserver } from './identity-policy.js';
 import type { ReadOptions, SnapshotSource } from './snapshot-sink.js';
 import type { ReadOne } from './source-identity.js';
@@ -64,16 +64,35 @@ export interface Watermark {
   readonly origin: string;
 }
 
-/** What a delta read found since the watermark it was given. */
+/**
+ * One change a change read found, as its source states it — never mapped: the input's scope,
+ * mapping and validation are applied once, in sync/ (source-changes.ts), for every pulled input
+ * alike. An upsert carries the item a full read of the source would give (its facts attached for
+ * the expressions, domain/policy-context.ts); a group item without `members` keeps its members.
+ * `members` adds and removes a group's direct members (event feeds that say only that). `event`
+ * names the source's event, when there is one: the store applies it once, whichever path (a hook,
+ * the change read) brings it first.
+ */
+export type SourceChange = (
+  | { op: 'upsert'; kind: 'users' | 'groups'; item: unknown; label?: string }
+  | { op: 'remove'; kind: 'users' | 'groups'; id: string }
+  | { op: 'members'; groupId: string; add: readonly string[]; remove: readonly string[] }
+) & { event?: { id: string } & Pick<ChangeOptions, 'eventTime'>; detail?: string };
+
+/** What a change read found since the watermark it was given. */
 export interface DeltaChanges {
-  /** The changes, in the order they happened, written as the input's own. */
-  readonly changes: readonly DesiredChange[];
+  /** The changes, in the order they happened, as the source states them. */
+  readonly changes: readonly SourceChange[];
   /** The watermark after them: stored once they are applied, never before. */
   readonly watermark: Watermark;
   /** Entries the read took from the source (its cost). */
   readonly entriesRead: number;
   /** When the newest change happened at the source (ms), when the source says. */
   readonly newestChangeAt?: number;
+  /** Entries left out before any scope (no id, not an identity), with why. */
+  readonly skipped?: readonly { label: string; reason: string }[];
+  /** Changes of pushes this read brought first (Okta hooks that were missed). */
+  readonly missedPushes?: number;
 }
 
 /**

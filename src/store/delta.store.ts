@@ -1,4 +1,5 @@
-import type { DeltaChanges, Watermark } from '../domain/input.js';
+import type { DesiredChange } from '../domain/desired-change.js';
+import type { Watermark } from '../domain/input.js';
 import type { Keys } from './keys.js';
 import { LuaScript } from './lua-script.js';
 import { REMOVALS_WITHIN } from './lua/input.lua.js';
@@ -10,9 +11,12 @@ const removalsWithin = new LuaScript(REMOVALS_WITHIN);
 /** A held delta's changes and the watermark after them, kept until it is approved or cancelled. */
 export interface HeldDelta {
   owner: string;
-  changes: DeltaChanges['changes'];
+  /** Its changes as the input's scope and mapping made them. */
+  changes: readonly DesiredChange[];
   watermark: Watermark;
   newestChangeAt?: number;
+  /** The source's event ids its changes carry (their eventIndex points here): each applied once. */
+  events?: readonly string[];
 }
 
 /**

@@ -29,6 +29,9 @@ export interface OwnedIdentity {
  * Nothing of the sync touches Redis but through this port; every call is mapped by the store
  * (a Redis outage is `store_unavailable`, whichever phase it hits).
  */
+/** Applied event ids are remembered this long: a later delivery of the same event changes nothing. */
+const EVENT_TTL_SECONDS = 24 * 3600;
+
 export class SyncStore {
   /** Watermarks, removals over the window and held deltas of the inputs read for changes. */
   readonly deltas: DeltaStore;
@@ -74,8 +77,25 @@ export class SyncStore {
    * Writes a batch to the desired state as `owner`, as any input's change: its dirty marks reach the
    * workers at once (a delta read's changes; a full sync enqueues its own: writeDesired).
    */
-  async applyChanges(changes: readonly DesiredChange[], owner: Owner): Promise<void> {
-    await this.desired.apply(changes, { owner });
+  /**
+   * Applies an input's changes. `events`: the source's event ids their eventIndex points into: an
+   * event already applied (by a hook) is skipped, atomically with the write (keys.ts, P:events:*).
+   */
+  async applyChanges(
+    changes: readonly DesiredChange[],
+    owner: Owner,
+    events?: readonly string[],
+  ): Promise<void> {
+    const ids: string[] = [];
+    const local = new Map<number, number>();
+    const indexed = changes.map((c) => {
+      const id = c.eventIndex === undefined ? undefined : events?.[c.eventIndex];
+      if (c.eventIndex === undefined || id === undefined) return c;
+      if (!local.has(c.eventIndex)) local.set(c.eventIndex, ids.push(id) - 1);
+      return { ...c, eventIndex: local.get(c.eventIndex) };
+    });
+    const options = ids.length === 0 ? {} : { events: { source: owner, ids, ttlSeconds: EVENT_TTL_SECONDS } };
+    await this.desired.apply(indexed, { owner, ...options });
   }
 
   /** Of these ids, which are desired identities of `owner`. */

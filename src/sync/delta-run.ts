@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { DeprovisionLimit } from '../config/schema.js';
 import type { DesiredChange, Owner } from '../domain/desired-change.js';
 import { BridgeError, isBridgeError } from '../domain/errors.js';
+import type { CompiledPolicy } from '../domain/identity-policy.js';
 import type { DeltaChanges, DeltaRead } from '../domain/input.js';
 import type { Logger } from '../ops/logger.js';
 import { newSyncId } from '../queue/job-ids.js';
@@ -11,12 +12,14 @@ import { asBridgeError } from '../store/redis-errors.js';
 import type { SyncStore } from '../store/sync.store.js';
 import { deltaPlan, deltaSummary } from './delta-report.js';
 import { resolveLimit } from './sync-guards.js';
+import { mapSourceChanges, type MappedChanges } from './source-changes.js';
 import type { SyncService } from './sync.service.js';
 
-/** An input read for its changes, with the name its syncs record (`ldap`). */
+/** An input read for its changes, with the name its syncs record (`ldap`) and its scope and mapping. */
 export interface DeltaInput {
   readonly read: DeltaRead;
   readonly sourceName: string;
+  readonly policy: CompiledPolicy;
 }
 
 export interface DeltaDeps {
@@ -26,6 +29,8 @@ export interface DeltaDeps {
   deltas: ReadonlyMap<string, DeltaInput>;
   settings: { deprovisionLimit: DeprovisionLimit; sourceShrinkLimit: number };
   logger: Logger;
+  /** Told the pushes a change read brought first (Okta hooks that were missed). */
+  missedPushes?(owner: string, count: number): void;
 }
 
 export type DeltaOutcome = 'applied' | 'unchanged' | 'busy' | 'held' | 'full-sync' | 'failed';
@@ -63,18 +68,21 @@ export async function runDelta(deps: DeltaDeps, owner: Owner): Promise<DeltaOutc
     // A full sync that started while this read ran reads the same input, newer than this read:
     // applied after it, these changes would bring older values back. It is left to that sync.
     if (await deps.store.records.activeSyncId(owner)) return 'busy';
-    const cost = { changes: read.changes.length, entriesRead: read.entriesRead, durationMs: 0 };
-    if (read.changes.length === 0)
+    const mapped = mapDelta(owner, input, read, log);
+    const cost = { changes: mapped.changes.length, entriesRead: read.entriesRead, durationMs: 0 };
+    if (mapped.changes.length === 0)
       return await nothingChanged(deps, owner, read, { ...cost, durationMs: Date.now() - started });
-    const removals = await removedUsers(deps.store, owner, read.changes);
+    const removals = await removedUsers(deps.store, owner, mapped.changes);
     const budget = await removalBudget(deps, owner, removals);
+    const delta = { ...read, ...mapped };
     if (budget && budget.within + removals > budget.limit)
-      return await hold(deps, owner, input, read, { removals, ...budget }, log);
-    await applyDelta(deps.store, owner, read, removals, () => ({
+      return await hold(deps, owner, input, delta, { removals, ...budget }, log);
+    await applyDelta(deps.store, owner, delta, removals, () => ({
       ...cost,
       durationMs: Date.now() - started,
     }));
-    log.info({ changes: read.changes.length, removals, entriesRead: read.entriesRead }, 'delta applied');
+    if (read.missedPushes) deps.missedPushes?.(owner, read.missedPushes);
+    log.info({ changes: mapped.changes.length, removals, entriesRead: read.entriesRead }, 'delta applied');
     return 'applied';
   } catch (error) {
     if (isBridgeError(error, 'watermark_untrusted')) {
@@ -85,16 +93,29 @@ export async function runDelta(deps: DeltaDeps, owner: Owner): Promise<DeltaOutc
   }
 }
 
+/**
+ * The read's changes under the input's scope and mapping (source-changes.ts); what they leave out
+ * is logged. A scope reading membership that the changes cannot follow throws `watermark_untrusted`.
+ */
+function mapDelta(owner: Owner, input: DeltaInput, read: DeltaChanges, log: Logger): MappedChanges {
+  const signal = owner === 'okta' ? 'okta' : 'directory';
+  const mapped = mapSourceChanges(input.policy, read.changes, { detail: 'change read', signal });
+  const skipped = [...(read.skipped ?? []), ...mapped.skipped];
+  if (skipped.length > 0)
+    log.warn({ skipped: skipped.slice(0, 20), count: skipped.length }, 'delta left entries out');
+  return mapped;
+}
+
 /** Applies a delta's changes in order, counts its removals in the window, then keeps its watermark. */
 export async function applyDelta(
   store: SyncStore,
   owner: Owner,
-  delta: Pick<HeldDelta, 'changes' | 'watermark' | 'newestChangeAt'>,
+  delta: Pick<HeldDelta, 'changes' | 'watermark' | 'newestChangeAt' | 'events'>,
   removals: number,
   cost?: () => ReadCost,
 ): Promise<void> {
   for (let i = 0; i < delta.changes.length; i += BATCH)
-    await store.applyChanges(delta.changes.slice(i, i + BATCH), owner);
+    await store.applyChanges(delta.changes.slice(i, i + BATCH), owner, delta.events);
   const now = store.clock.now();
   const run = { id: randomBytes(6).toString('hex'), count: removals };
   await store.deltas.removals(owner, REMOVAL_WINDOW_MS, now, run);
@@ -152,7 +173,7 @@ async function hold(
   deps: DeltaDeps,
   owner: Owner,
   input: DeltaInput,
-  read: DeltaChanges,
+  read: Pick<HeldDelta, 'changes' | 'watermark' | 'newestChangeAt' | 'events'>,
   { removals, within, limit }: { removals: number; within: number; limit: number },
   log: Logger,
 ): Promise<DeltaOutcome> {
@@ -160,7 +181,7 @@ async function hold(
   const syncId = newSyncId(store.clock.now(), randomBytes(4).toString('hex'));
   const claim = await store.records.start(syncId, { dryRun: false, trigger: 'delta', owner });
   if (!claim.started) return 'busy';
-  const held: HeldDelta = { owner, changes: read.changes, watermark: read.watermark };
+  const held: HeldDelta = { owner, changes: read.changes, watermark: read.watermark, events: read.events };
   await store.deltas.keep(
     syncId,
     read.newestChangeAt === undefined ? held : { ...held, newestChangeAt: read.newestChangeAt },

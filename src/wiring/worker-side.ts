@@ -11,6 +11,7 @@ import { startSyncWorker } from '../sync/sync.worker.js';
 import { runDelta } from '../sync/delta-run.js';
 import { startInputReads } from '../queue/input-reads.worker.js';
 import type { Owner } from '../domain/desired-change.js';
+import { DEFAULT_POLICY } from '../domain/identity-policy.js';
 import type { ReconcileJobData } from '../queue/reconcile-job.js';
 import { PlatformHealth } from '../reconcile/platform-health.js';
 import { createRequestGate } from '../platform/request-gate.js';
@@ -177,8 +178,9 @@ function startSyncWorkers(
 async function startReads({ config, store, metrics, logger }: WorkerContext, inputs: Inputs) {
   const deltas = new Map(
     [...inputs.deltas()].flatMap(([owner, read]) => {
-      const sourceName = inputs.get(owner)?.full?.sourceName;
-      return sourceName === undefined ? [] : [[owner, { read, sourceName }] as const];
+      const full = inputs.get(owner)?.full;
+      const policy = full?.policy?.active ?? DEFAULT_POLICY;
+      return full ? [[owner, { read, sourceName: full.sourceName, policy }] as const] : [];
     }),
   );
   const deps = {

@@ -60,7 +60,11 @@ describe('delta reads of an OpenLDAP access log', () => {
     await ldap.unbind();
 
     const read = await delta.changesSince(start);
-    const familyNames = read.changes.flatMap((c) => (c.op === 'upsertUser' ? [c.user.name?.familyName] : []));
+    const familyNames = read.changes.flatMap((c) =>
+      c.op === 'upsert' && c.kind === 'users'
+        ? [(c.item as { name?: { familyName?: string } }).name?.familyName]
+        : [],
+    );
     expect(familyNames.sort()).toEqual(
       range(1, 25)
         .map((n) => `Changed${n}`)

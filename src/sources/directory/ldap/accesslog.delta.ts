@@ -52,10 +52,10 @@ export class AccesslogDelta implements DeltaSource {
       const mark = this.trusted(watermark, context, logCsn);
       const log = await readAccessLog(reader, this.settings.accesslogBase, mark, this.scope);
       const found = await deltaChanges(reader, this.scope, log.entries);
-      for (const { dn, reason } of found.skipped.slice(0, 5))
-        this.logger?.warn({ dn, reason }, 'LDAP entry left out of the delta');
+
       return {
         changes: found.changes,
+        skipped: found.skipped,
         watermark: this.watermark(context, log.position),
         entriesRead: reader.entriesRead,
         ...(log.newestAt === undefined ? {} : { newestChangeAt: log.newestAt }),

@@ -1,6 +1,5 @@
-import type { DesiredChange } from '../../../domain/desired-change.js';
-import { groupSchema, userSchema } from '../../../domain/snapshot.schema.js';
-import type { LdapMapping } from './ldap-attribute-map.js';
+import type { SourceChange } from '../../../domain/input.js';
+import { attachFacts } from '../../../domain/policy-context.js';
 import { groupEntryAttributes, groupsInScope, type LdapScope } from './ldap-scope.js';
 import { dnKey } from './ldap-dn.js';
 import { mapUser } from './ldap-entries.js';
@@ -8,7 +7,7 @@ import { escapeFilterValue, allOf, anyOf } from './ldap-filter.js';
 import { GroupGraph } from './ldap-group-graph.js';
 import type { LdapReader } from './ldap-reader.js';
 import type { EntryValues } from './ldap-values.js';
-import { policyGroupChange, policyUserChange, refuseMembershipDelta } from './ldap-delta-policy.js';
+import { entryFacts } from './ldap-policy.js';
 
 /** What a delta read found in the directory, before it becomes desired-state changes. */
 export interface ChangedEntries {
@@ -26,24 +25,25 @@ export interface ChangedEntries {
 }
 
 export interface DeltaItems {
-  changes: DesiredChange[];
-  /** Entries left out: no id or name, or not a valid identity (their DN and why). */
-  skipped: { dn: string; reason: string }[];
+  changes: SourceChange[];
+  /** Entries left out before any scope: no id or name (their DN and why). */
+  skipped: { label: string; reason: string }[];
 }
 
 const SEARCH_BATCH = 100;
-const signal = { source: 'directory' as const, detail: 'directory change (delta read)' };
+const DETAIL = 'directory change (delta read)';
 
 /**
- * The desired-state changes of a delta read (SPEC §5.4, Deltas), written as the directory's own:
- * changed users upserted; changed groups — and every group that contains one, transitively, since
- * the platform's groups hold the flattened members — upserted with their members read afresh
- * (ldap-group-graph.ts); what is gone deleted. A group that is gone (deleted, moved out of the
- * base, no longer matching the filter) can no longer be found in the groups that held it: the
- * directory took it out of their members (slapo-refint, Active Directory's links), which may not
- * be logged as their own change. Every group in scope is then read again, so that its members
- * leave the groups that held it (the store leaves unchanged groups as they are). Upserts come
- * first, deletions last, users before groups, as the store applies a batch in order.
+ * The changes of a delta read (SPEC §5.4, Deltas), as the source states them — its items as a full
+ * read makes them, each entry's facts attached for the directory's scope and mapping, which sync/
+ * applies: changed users upserted; changed groups — and every group that contains one,
+ * transitively, since the platform's groups hold the flattened members — upserted with their
+ * members read afresh (ldap-group-graph.ts); what is gone removed. A group that is gone (deleted,
+ * moved out of the base, no longer matching the filter) can no longer be found in the groups that
+ * held it: the directory took it out of their members (slapo-refint, Active Directory's links),
+ * which may not be logged as their own change. Every group in scope is then read again, so that
+ * its members leave the groups that held it (the store leaves unchanged groups as they are).
+ * Upserts come first, removals last, users before groups, as the store applies a batch in order.
  */
 export async function deltaChanges(
   reader: LdapReader,
@@ -51,61 +51,43 @@ export async function deltaChanges(
   entries: ChangedEntries,
 ): Promise<DeltaItems> {
   const skipped: DeltaItems['skipped'] = [];
-  const { policy } = scope;
-  refuseMembershipDelta(policy, entries.groups.length > 0 || entries.groupDns.length > 0);
-  const users = entries.users.flatMap((entry) =>
-    policy
-      ? policyUserChange(entry, scope.mapping, policy, skipped)
-      : userChange(entry, scope.mapping, skipped),
-  );
+  const users = entries.users.flatMap((entry) => userChange(entry, scope, skipped));
   const parents = entries.gone.some((entry) => entry.kind !== 'user')
     ? await groupsInScope(reader, scope)
     : await containingGroups(reader, scope, [...entries.groupDns, ...entries.groups.map((g) => g.dn)]);
   const graph = new GroupGraph(reader, scope);
-  const groups = await graph.flattened([...entries.groups, ...parents]);
-  const groupChanges = groups.flatMap(({ entry, item }) =>
-    policy ? policyGroupChange(entry, item, policy, skipped) : groupChange(entry.dn, item, skipped),
+  const groups = (await graph.flattened([...entries.groups, ...parents])).map(
+    ({ entry, item }): SourceChange => ({
+      op: 'upsert',
+      kind: 'groups',
+      item: scope.facts ? attachFacts({ ...item }, entryFacts(entry)) : item,
+      label: entry.dn,
+      detail: DETAIL,
+    }),
   );
-  const deletions = entries.gone.flatMap(({ id, kind }): DesiredChange[] => [
-    ...(kind !== 'user' ? [{ op: 'deleteGroup' as const, id, signal }] : []),
-    ...(kind !== 'group' ? [{ op: 'deleteUser' as const, id, signal }] : []),
-  ]);
-  const groupDeletions = deletions.filter((c) => c.op === 'deleteGroup');
-  const userDeletions = deletions.filter((c) => c.op === 'deleteUser');
-  return { changes: [...users, ...groupChanges, ...groupDeletions, ...userDeletions], skipped };
+  const removed = (kind: 'users' | 'groups', id: string): SourceChange => ({
+    op: 'remove',
+    kind,
+    id,
+    detail: DETAIL,
+  });
+  const groupRemovals = entries.gone.flatMap(({ id, kind }) =>
+    kind !== 'user' ? [removed('groups', id)] : [],
+  );
+  const userRemovals = entries.gone.flatMap(({ id, kind }) =>
+    kind !== 'group' ? [removed('users', id)] : [],
+  );
+  return { changes: [...users, ...groups, ...groupRemovals, ...userRemovals], skipped };
 }
 
-function userChange(
-  entry: EntryValues,
-  mapping: LdapMapping,
-  skipped: DeltaItems['skipped'],
-): DesiredChange[] {
-  const raw = mapUser(entry, mapping.users);
+function userChange(entry: EntryValues, scope: LdapScope, skipped: DeltaItems['skipped']): SourceChange[] {
+  const raw = mapUser(entry, scope.mapping.users);
   if (raw === undefined) {
-    skipped.push({ dn: entry.dn, reason: 'no value for id or userName' });
+    skipped.push({ label: entry.dn, reason: 'no value for id or userName' });
     return [];
   }
-  const parsed = userSchema.safeParse(raw);
-  if (!parsed.success) {
-    skipped.push({
-      dn: entry.dn,
-      reason: parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; '),
-    });
-    return [];
-  }
-  return [{ op: 'upsertUser', user: parsed.data, mode: 'force', signal }];
-}
-
-function groupChange(dn: string, item: unknown, skipped: DeltaItems['skipped']): DesiredChange[] {
-  const parsed = groupSchema.safeParse(item);
-  if (!parsed.success) {
-    skipped.push({
-      dn,
-      reason: parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; '),
-    });
-    return [];
-  }
-  return [{ op: 'upsertGroup', group: parsed.data, mode: 'force', signal }];
+  const item = scope.facts ? attachFacts(raw, entryFacts(entry)) : raw;
+  return [{ op: 'upsert', kind: 'users', item, label: entry.dn, detail: DETAIL }];
 }
 
 /**

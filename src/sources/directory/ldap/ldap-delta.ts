@@ -22,7 +22,7 @@ export function ldapDelta(
   const activeDirectory = mode === 'usn' || settings.schema === 'active-directory';
   const scope: LdapScope = {
     mapping: withPolicyAttributes(resolveMapping(settings), policy),
-    ...(policy && !policy.isDefault ? { policy } : {}),
+    ...(policy && !policy.isDefault ? { facts: true } : {}),
     userBase: settings.userBase,
     groupBase: settings.groupBase,
     dnAttribute: activeDirectory ? 'distinguishedName' : 'entryDN',

@@ -5,7 +5,6 @@ import { allOf, anyOf, escapeFilterValue } from './ldap-filter.js';
 import type { LdapReader } from './ldap-reader.js';
 import type { EntryValues } from './ldap-values.js';
 import { flattenMembers } from './nested-groups.js';
-import { keepsMember } from './ldap-delta-policy.js';
 
 const SEARCH_BATCH = 100;
 
@@ -102,20 +101,12 @@ export class GroupGraph {
 
   private async findUsers(dns: readonly string[]): Promise<void> {
     const { mapping } = this.scope;
-    const { policy } = this.scope;
-    const attributes = [
-      ...new Set([
-        ...mapping.users.id,
-        ...mapping.users.userName,
-        ...(policy?.users.attributes ?? []),
-        ...this.userAttributes,
-      ]),
-    ];
+    const attributes = [...new Set([...mapping.users.id, ...mapping.users.userName, ...this.userAttributes])];
     for (const entry of await this.searchByDn(this.scope.userBase, mapping.userFilter, dns, attributes)) {
       const id = entry.first(mapping.users.id)?.values[0];
-      const named = policy !== undefined || entry.first(mapping.users.userName) !== undefined;
-      // A member the directory's scope leaves out is no member on the platform either.
-      if (id === undefined || !named || !keepsMember(policy, entry, id)) continue;
+      // Under a scope and mapping, the mapping may name a user the preset cannot: it is a member.
+      const named = this.scope.facts === true || entry.first(mapping.users.userName) !== undefined;
+      if (id === undefined || !named) continue;
       this.userIds.set(dnKey(entry.dn), id);
       this.memberEntries.set(id, entry);
     }

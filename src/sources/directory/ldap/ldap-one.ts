@@ -1,4 +1,4 @@
-import { DEFAULT_POLICY, type PolicyKind } from '../../../domain/identity-policy.js';
+import type { PolicyKind } from '../../../domain/identity-policy.js';
 import { attachFacts } from '../../../domain/policy-context.js';
 import type { OneRead, SourceIdentity } from '../../../domain/source-identity.js';
 import type { LdapMapping, LdapPreset } from './ldap-attribute-map.js';
@@ -46,7 +46,6 @@ export function readLdapOne(
     userBase: settings.userBase,
     groupBase: settings.groupBase,
     dnAttribute: settings.schema === 'active-directory' ? 'distinguishedName' : 'entryDN',
-    policy: DEFAULT_POLICY,
   };
   return withLdapReader(settings, signal, async (reader): Promise<OneRead> => {
     const found = await findEntry(reader, scope, kind, key, attributesOf(mapping, needs, kind));

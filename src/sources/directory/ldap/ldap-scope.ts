@@ -1,4 +1,3 @@
-import type { CompiledPolicy } from '../../../domain/identity-policy.js';
 import type { LdapMapping } from './ldap-attribute-map.js';
 import type { LdapReader } from './ldap-reader.js';
 import type { EntryValues } from './ldap-values.js';
@@ -10,8 +9,8 @@ export interface LdapScope {
   groupBase: string;
   /** The attribute that holds an entry's own DN: `entryDN` (OpenLDAP), `distinguishedName` (AD). */
   dnAttribute: string;
-  /** The directory's scope and mapping (absent: the preset's mapping alone). */
-  policy?: CompiledPolicy;
+  /** Whether each entry's facts ride along for a scope or mapping to read (policy-context.ts). */
+  facts?: boolean;
 }
 
 /** The attributes a group entry is read with: those of the groups' mapping. */

@@ -49,8 +49,7 @@ export class UsnDelta implements DeltaSource {
       const mark = trusted(watermark, state, await tombstoneDays(reader, state));
       const read = await readUsnChanges(reader, this.scope, state.namingContexts, BigInt(mark.usn));
       const found = await deltaChanges(reader, this.scope, read.entries);
-      for (const { dn, reason } of found.skipped.slice(0, 5))
-        this.logger?.warn({ dn, reason }, 'LDAP entry left out of the delta');
+
       if (read.unkeyed.length > 0) {
         this.logger?.warn(
           { count: read.unkeyed.length, examples: read.unkeyed.slice(0, 5) },
@@ -59,6 +58,7 @@ export class UsnDelta implements DeltaSource {
       }
       return {
         changes: found.changes,
+        skipped: found.skipped,
         watermark: watermarkOf(state),
         entriesRead: reader.entriesRead,
         ...(read.newestAt === undefined ? {} : { newestChangeAt: read.newestAt }),
