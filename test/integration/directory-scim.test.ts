@@ -113,11 +113,19 @@ describe('scim source', () => {
     }
   });
 
-  it('reports a refused token without the token, as not retryable', async () => {
+  it('reports a refused token as refused (source_unauthorized, not an outage), without the token', async () => {
     const wrong = 'wrong-upstream-token-0077';
     const error = await readError(upstream.scimUrl, wrong);
-    expect(error).toMatchObject({ code: 'source_unavailable', retryable: false, status: 401 });
-    expect(error.message).toBe(`The upstream SCIM server ${upstream.scimUrl} refused the token (401)`);
+    expect(error).toMatchObject({
+      code: 'source_unauthorized',
+      side: 'source',
+      retryable: false,
+      status: 401,
+    });
+    expect(
+      error.message.startsWith(`The upstream SCIM server ${upstream.scimUrl} refused the credential (401)`),
+    ).toBe(true);
+    expect(error.message).toContain('to GET /api/scim/v2/Users');
     expect(JSON.stringify({ message: error.message, stack: error.stack })).not.toContain(wrong);
   });
 

@@ -28,9 +28,10 @@ export function createDirectorySource(
     case 'scim':
       return new ScimDirectorySource({
         url: config.scim.url,
-        token: config.scim.token,
+        token: () => config.scim.token,
         pageSize: config.scim.pageSize,
         timeoutMs: deps.scimTimeoutMs ?? DEFAULT_SCIM_TIMEOUT_MS,
+        ...(deps.metrics ? { metrics: deps.metrics } : {}),
       });
     case 'ldap':
       return new LdapDirectorySource(config.ldap, deps.logger, needs);

@@ -1,3 +1,4 @@
+import type { ApiMetrics } from '../../api-client/api-metrics.js';
 import type { Snapshot } from '../../domain/identity.js';
 import type { ReadOne } from '../../domain/source-identity.js';
 import type { ReadOptions, SnapshotSource } from '../../domain/snapshot-sink.js';
@@ -27,4 +28,6 @@ export interface DirectorySourceDeps {
   logger?: Logger;
   /** Per-request timeout of the upstream SCIM source; 30 s by default. */
   scimTimeoutMs?: number;
+  /** Requests to the APIs a source reads (the upstream SCIM source), counted under `directory`. */
+  metrics?: ApiMetrics;
 }
