@@ -33,7 +33,7 @@ export function answerError(
   switch (kind) {
     case 'refused': {
       const plain = api.rules.explainRefusal?.({ ...options, ...oauthError(answer) });
-      const message = `${Api} refused the credential (${status}) to ${on}${words(plain ?? detail)}`;
+      const message = `${Api} refused the credential (${status}) to ${on}${words(plain || detail)}`;
       return new BridgeError('source_unauthorized', message, options);
     }
     case 'throttled':
