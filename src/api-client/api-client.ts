@@ -153,26 +153,35 @@ export class ApiClient {
         await this.afterNetworkError(policy, state, method, url, exchange, sent.error);
         continue;
       }
-      const { answer, authorization } = sent;
-      const kind = kindOf(answer, policy, this.api.rules);
-      if (answer.status === 401 && authorization !== undefined && !reauthorized) {
+      // A 401 to a credential the strategy can renew is tried once more before it counts.
+      if (sent.answer.status === 401 && sent.authorization !== undefined && !reauthorized) {
         reauthorized = true;
-        if (this.options.auth?.refused(authorization) === true) continue;
+        if (this.options.auth?.refused(sent.authorization) === true) continue;
       }
-      if (kind !== 'throttled' && kind !== 'transient') return { answer, kind };
-      if (kind === 'transient') state.attempts++;
-      const askedMs = this.askedWait(answer, kind);
-      const idempotent = exchange.idempotent;
-      const waitMs = waitBeforeRetry(policy, state, kind, { askedMs, idempotent });
-      if (waitMs === undefined) {
-        const reported = reportedWait(
-          policy,
-          askedMs ?? (kind === 'throttled' ? policy.defaultThrottleWaitMs : undefined),
-        );
-        return { answer, kind, ...(reported === undefined ? {} : { waitMs: reported }) };
-      }
-      await abortableWait(waitMs, exchange.signal);
+      const step = this.nextStep(policy, state, exchange, sent.answer);
+      if ('final' in step) return step.final;
+      await abortableWait(step.waitMs, exchange.signal);
     }
+  }
+
+  /** An answer's outcome: final, or a wait before trying again (the policy's state updated). */
+  private nextStep(
+    policy: RetryPolicy,
+    state: RetryState,
+    exchange: Exchange,
+    answer: Answer,
+  ): { final: Final } | { waitMs: number } {
+    const kind = kindOf(answer, policy, this.api.rules);
+    if (kind !== 'throttled' && kind !== 'transient') return { final: { answer, kind } };
+    if (kind === 'transient') state.attempts++;
+    const askedMs = this.askedWait(answer, kind);
+    const waitMs = waitBeforeRetry(policy, state, kind, { askedMs, idempotent: exchange.idempotent });
+    if (waitMs !== undefined) return { waitMs };
+    const reported = reportedWait(
+      policy,
+      kind === 'throttled' ? (askedMs ?? policy.defaultThrottleWaitMs) : askedMs,
+    );
+    return { final: { answer, kind, ...(reported === undefined ? {} : { waitMs: reported }) } };
   }
 
   /** Waits before trying again after a network error, or throws `source_unavailable`. */
