@@ -68,6 +68,7 @@ export default tseslint.config(
   // the queue from outside, admin/ reads and drives the rest, http/ is only the edge. The folders
   // below may not import the ones listed; main.ts, wiring/ and cli/ wire everything together.
   layer('domain', [
+    'api-client',
     'config',
     'ops',
     'store',
@@ -95,6 +96,21 @@ export default tseslint.config(
     'cli',
   ]),
   layer('ops', [
+    'store',
+    'platform',
+    'reconcile',
+    'queue',
+    'sync',
+    'sources',
+    'http',
+    'admin',
+    'wiring',
+    'cli',
+  ]),
+  // The client of the APIs inputs read: below sources/ (and platform/, where it fits), above domain/.
+  layer('api-client', [
+    'config',
+    'ops',
     'store',
     'platform',
     'reconcile',

@@ -65,6 +65,10 @@ const CODES = {
   // Directory sources
   source_unavailable: { side: 'source', message: 'The directory source could not be read', retryable: true },
   source_invalid: { side: 'source', message: 'The directory source returned invalid data' },
+  source_unauthorized: {
+    side: 'source',
+    message: 'The source refused the credential the bridge reads it with',
+  },
   watermark_untrusted: {
     side: 'source',
     message: 'The source cannot say what changed since the stored watermark; it is read in full',

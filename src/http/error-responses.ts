@@ -14,6 +14,7 @@ const STATUS: Partial<Record<ErrorCode, number>> = {
   store_unavailable: 503,
   source_unavailable: 502,
   source_invalid: 502,
+  source_unauthorized: 502,
 };
 
 /** The code of a 4xx that express, the router or body-parser raised (http-errors' `status`). */

@@ -18,6 +18,9 @@ export interface Metrics {
   readonly syncDuration: Histogram<'result'>;
   readonly oktaMissedEvents: Counter;
   readonly inputLag: Gauge<'input'>;
+  /** The API client's port (src/api-client/api-metrics.ts): requests to the APIs inputs read. */
+  readonly sourceRequests: Counter<'input' | 'status'>;
+  readonly sourceRequestDuration: Histogram<'input'>;
 }
 
 export type PlatformHealthState = 'reachable' | 'rate-limited' | 'auth-failed' | 'unavailable';
@@ -32,7 +35,12 @@ export function createMetrics(): Metrics {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
   const registers = [registry];
-  const metrics: Metrics = { registry, ...platformMetrics(registers), ...pipelineMetrics(registers) };
+  const metrics: Metrics = {
+    registry,
+    ...platformMetrics(registers),
+    ...pipelineMetrics(registers),
+    ...sourceMetrics(registers),
+  };
   setPlatformHealth(metrics, 'reachable');
   return metrics;
 }
@@ -59,6 +67,25 @@ function platformMetrics(registers: Registers) {
       name: 'scim_bridge_target_health',
       help: 'Target health: 1 for the current state, 0 for the others',
       labelNames: ['state'] as const,
+      registers,
+    }),
+  };
+}
+
+/** What the bridge asks of the APIs inputs read (Okta's, an upstream SCIM server's…), per input. */
+function sourceMetrics(registers: Registers) {
+  return {
+    sourceRequests: new Counter({
+      name: 'scim_bridge_source_requests_total',
+      help: 'Requests sent to the APIs inputs read, by input and status (an HTTP status or network-error)',
+      labelNames: ['input', 'status'] as const,
+      registers,
+    }),
+    sourceRequestDuration: new Histogram({
+      name: 'scim_bridge_source_request_duration_seconds',
+      help: 'Duration of requests to the APIs inputs read, by input',
+      labelNames: ['input'] as const,
+      buckets: [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
       registers,
     }),
   };

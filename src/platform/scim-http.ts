@@ -2,7 +2,7 @@ import { Agent, request } from 'undici';
 import { BridgeError } from '../domain/errors.js';
 import type { Logger } from '../ops/logger.js';
 import type { Metrics } from '../ops/metrics.js';
-import { ConcurrencyLimit } from './concurrency-limit.js';
+import { ConcurrencyLimit } from '../api-client/concurrency-limit.js';
 import type { RequestGate } from './request-gate.js';
 import { errorFromResponse, networkError } from './platform-errors.js';
 

@@ -1,4 +1,5 @@
 import type { z } from 'zod';
+import type { ApiMetrics } from '../api-client/api-metrics.js';
 import type { SectionSettings } from '../config/catalog.js';
 import type { Owner } from '../domain/desired-change.js';
 import type { CompiledPolicy } from '../domain/identity-policy.js';
@@ -38,6 +39,8 @@ export interface SourceContext {
   readonly logger?: Logger;
   /** Per-request timeout of HTTP sources (tests shorten it). */
   readonly timeoutMs?: number;
+  /** Requests to the APIs the source reads, counted under its input (api-client/api-metrics.ts). */
+  readonly metrics?: ApiMetrics;
 }
 
 /** A directory source kind, typed by its own settings (the registry lists them untyped). */

@@ -116,11 +116,19 @@ describe('scim source', () => {
     }
   });
 
-  it('reports a refused token without the token, as not retryable', async () => {
+  it('reports a refused token as refused (source_unauthorized, not an outage), without the token', async () => {
     const wrong = 'wrong-upstream-token-0077';
     const error = await readError(upstream.scimUrl, wrong);
-    expect(error).toMatchObject({ code: 'source_unavailable', retryable: false, status: 401 });
-    expect(error.message).toBe(`The upstream SCIM server ${upstream.scimUrl} refused the token (401)`);
+    expect(error).toMatchObject({
+      code: 'source_unauthorized',
+      side: 'source',
+      retryable: false,
+      status: 401,
+    });
+    expect(
+      error.message.startsWith(`The upstream SCIM server ${upstream.scimUrl} refused the credential (401)`),
+    ).toBe(true);
+    expect(error.message).toContain('to GET /api/scim/v2/Users');
     expect(JSON.stringify({ message: error.message, stack: error.stack })).not.toContain(wrong);
   });
 
@@ -133,6 +141,39 @@ describe('scim source', () => {
     expect(error.message).toMatch(
       /^Cannot reach the upstream SCIM server http:\/\/127\.0\.0\.1:\d+\/api\/scim\/v2: /,
     );
+  });
+
+  it('an upstream SCIM Retry-After given as an HTTP date is honoured', async () => {
+    // The upstream's clock runs an hour behind: its Retry-After date is 2 s after its own Date
+    // (RFC 9110 §10.2.3), and an hour before ours.
+    const arrivals: number[] = [];
+    const server = createServer((req, res) => {
+      const path = new URL(req.url ?? '/', 'http://x').pathname;
+      if (path.endsWith('/Users')) arrivals.push(Date.now());
+      if (path.endsWith('/Users') && arrivals.length === 1) {
+        const serverNow = Math.floor(Date.now() / 1000) * 1000 - 3_600_000;
+        res.writeHead(503, {
+          date: new Date(serverNow).toUTCString(),
+          'retry-after': new Date(serverNow + 2000).toUTCString(),
+          'content-type': 'application/scim+json',
+        });
+        res.end(JSON.stringify({ schemas: ['urn:ietf:params:scim:api:messages:2.0:Error'], status: '503' }));
+        return;
+      }
+      const resources = path.endsWith('/Users') ? [{ id: 'u1', userName: 'u1@example.com' }] : [];
+      res.setHeader('content-type', 'application/scim+json');
+      res.end(JSON.stringify({ totalResults: resources.length, Resources: resources }));
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      const { port } = server.address() as { port: number };
+      const snapshot = await read(`http://127.0.0.1:${port}/scim/v2`);
+      expect(snapshot.users.map((u) => u.id)).toEqual(['u1']);
+      expect(arrivals).toHaveLength(2);
+      expect((arrivals[1] ?? 0) - (arrivals[0] ?? 0)).toBeGreaterThanOrEqual(1950);
+    } finally {
+      await new Promise((resolve) => server.close(resolve));
+    }
   });
 
   describe('against an upstream that misbehaves', () => {

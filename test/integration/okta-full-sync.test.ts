@@ -105,6 +105,17 @@ describe('full syncs of the okta input', () => {
     expect(activeUsers()).toBe(10);
   });
 
+  it('a 502 in the middle of an Okta list read is retried and the full read completes', async () => {
+    seedUsers(okta);
+    // The second page of users (its `after` cursor from the first page's next link) fails once.
+    okta.failNext(1, { status: 502, pathPrefix: '/api/v1/users?', skip: 1 });
+    expect((await run()).state).toBe('completed');
+    expect(activeUsers()).toBe(10);
+    const lists = okta.requests().filter((r) => r.path.startsWith('/api/v1/users?'));
+    expect(lists.map((r) => r.status)).toEqual([200, 502, 200, 200, 200]);
+    expect(lists[2]?.path).toBe(lists[1]?.path);
+  });
+
   it("waits out Okta's 429 on its lists", async () => {
     seedUsers(okta);
     okta.setRateLimit('users.list', 0, 1);

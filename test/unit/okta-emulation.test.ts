@@ -125,6 +125,20 @@ describe('the Okta emulation', () => {
     expect((await get('/api/v1/users')).status).toBe(200);
   });
 
+  it('answers scripted server errors to the requests they match, after those they skip', async () => {
+    users(2);
+    okta.failNext(2, { status: 502, pathPrefix: '/api/v1/users?', skip: 1 });
+    expect((await get('/api/v1/groups')).status).toBe(200);
+    expect((await get('/api/v1/users?limit=1')).status).toBe(200);
+    const failed = await get('/api/v1/users?limit=1');
+    expect(failed).toMatchObject({ status: 502, body: { errorCode: 'E0000009' } });
+    expect(failed.headers.get('x-rate-limit-remaining')).toBeNull();
+    expect((await get('/api/v1/users/00uact00000000000000')).status).toBe(200);
+    expect((await get('/api/v1/users?limit=1')).status).toBe(502);
+    expect((await get('/api/v1/users?limit=1')).status).toBe(200);
+    expect(okta.requests().map((r) => r.status)).toEqual([200, 200, 502, 200, 502, 200]);
+  });
+
   describe('Event Hook delivery', () => {
     let hook: Server;
     let answers: number[];

@@ -12,7 +12,7 @@ import type { DirectorySourceKind, SourceContext } from '../source-kind.js';
 import type { DirectorySource } from './directory-source.js';
 
 /** What building a directory's source needs besides its settings. */
-export interface DirectoryDeps extends Pick<SourceContext, 'logger' | 'timeoutMs'> {
+export interface DirectoryDeps extends Pick<SourceContext, 'logger' | 'timeoutMs' | 'metrics'> {
   /** A secret of a settings section as it is now (its file re-read when it changes). */
   secret?(section: object, key: string): () => string;
 }
@@ -82,6 +82,7 @@ export function sourceContext(
     secret: (key) => deps.secret?.(section, key) ?? fixed(key),
     ...(deps.logger ? { logger: deps.logger } : {}),
     ...(deps.timeoutMs === undefined ? {} : { timeoutMs: deps.timeoutMs }),
+    ...(deps.metrics ? { metrics: deps.metrics } : {}),
   };
 }
 

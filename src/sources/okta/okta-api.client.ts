@@ -1,7 +1,10 @@
 import { z } from 'zod';
+import type { ApiClient, RequestOptions } from '../../api-client/api-client.js';
+import type { ApiMetrics } from '../../api-client/api-metrics.js';
+import { linkPages } from '../../api-client/paging/link-pages.js';
 import { BridgeError } from '../../domain/errors.js';
-import { OktaHttp, type OktaHttpSettings, type OktaPage } from './okta-http.js';
-import { getWaiting, pagesOf, type PageOptions } from './okta-pages.js';
+import { oktaHttp, type OktaHttpSettings } from './okta-http.js';
+import { pageAt, pagesOf, type OktaPage, type PageOptions } from './okta-pages.js';
 
 /**
  * Okta's management API as the okta input reads it, with `Authorization: SSWS <API token>`:
@@ -14,7 +17,8 @@ import { getWaiting, pagesOf, type PageOptions } from './okta-pages.js';
  * - for the gap-filler: `GET /api/v1/logs`, one page at a time.
  *
  * List reads wait out Okta's rate limits (okta-pages.ts). Each request waits while its endpoint's
- * bucket is known to be spent (okta-rate-limit.ts).
+ * bucket is known to be spent (okta-rate-limit.ts), and every read retries a 5xx or a network error
+ * with back-off (src/api-client/retry-policy.ts).
  */
 
 export interface OktaApiSettings extends OktaHttpSettings {
@@ -38,7 +42,12 @@ export interface OktaApiOptions extends Partial<OktaApiSettings> {
   /** OKTA_ORG_URL, e.g. https://acme.okta.com */
   orgUrl: string;
   token: () => string;
+  /** scim_bridge_source_requests_total and _duration_seconds, under input `okta`. */
+  metrics?: ApiMetrics;
 }
+
+/** A hook's read never waits out a 429: the okta-events worker pauses its queue instead. */
+const ONE_READ: RequestOptions = { retry: { throttleWaits: 0 } };
 
 export const oktaUserSchema = z.object({
   id: z.string(),
@@ -81,43 +90,41 @@ export interface OktaLogPages {
 }
 
 export class OktaApiClient implements OktaDirectory, OktaLists, OktaLogPages {
-  private readonly http: OktaHttp;
+  private readonly http: ApiClient;
   private readonly settings: OktaApiSettings;
 
   constructor(options: OktaApiOptions) {
     this.settings = { ...OKTA_API_DEFAULTS, ...options };
-    this.http = new OktaHttp(options.orgUrl, options.token, this.settings);
+    this.http = oktaHttp(options.orgUrl, options.token, this.settings, options.metrics);
   }
 
   get label(): string {
-    return `Okta's API at ${this.http.label}`;
+    return this.http.label;
   }
 
   async getUser(id: string): Promise<OktaUser | undefined> {
-    const page = await this.http.get(`api/v1/users/${encodeURIComponent(id)}`);
-    return page && parseAs(oktaUserSchema, page.body, 'user');
+    const answer = await this.http.findJson(`api/v1/users/${encodeURIComponent(id)}`, ONE_READ);
+    return answer && parseAs(oktaUserSchema, answer.body, 'user');
   }
 
   /** The user as Okta answers it, every profile attribute kept (for a scope or mapping to read). */
   async getUserAsIs(id: string): Promise<unknown> {
-    const page = await this.http.get(`api/v1/users/${encodeURIComponent(id)}`);
-    return page?.body;
+    const answer = await this.http.findJson(`api/v1/users/${encodeURIComponent(id)}`, ONE_READ);
+    return answer?.body;
   }
 
   async getGroup(id: string): Promise<OktaGroup | undefined> {
-    const page = await this.http.get(`api/v1/groups/${encodeURIComponent(id)}`);
-    return page && parseAs(oktaGroupSchema, page.body, 'group');
+    const answer = await this.http.findJson(`api/v1/groups/${encodeURIComponent(id)}`, ONE_READ);
+    return answer && parseAs(oktaGroupSchema, answer.body, 'group');
   }
 
-  /** Every group the user is in, following `Link: <…>; rel="next"` pages. */
+  /** Every group the user is in (`maxPages` pages at most); undefined when Okta has no such user. */
   async listUserGroups(userId: string): Promise<OktaGroup[] | undefined> {
-    const groups: OktaGroup[] = [];
-    let path: string | undefined = `api/v1/users/${encodeURIComponent(userId)}/groups`;
-    for (let pages = 0; path !== undefined && pages < this.settings.maxPages; pages++) {
-      const page = await this.http.get(path);
-      if (!page) return undefined;
-      groups.push(...parseAs(z.array(oktaGroupSchema), page.body, 'group list'));
-      path = page.next;
+    const path = `api/v1/users/${encodeURIComponent(userId)}/groups`;
+    const options = { ...ONE_READ, absentIsEmpty: true, maxPages: this.settings.maxPages };
+    let groups: OktaGroup[] | undefined;
+    for await (const answer of linkPages(this.http, path, options)) {
+      groups = [...(groups ?? []), ...parseAs(z.array(oktaGroupSchema), answer.body, 'group list')];
     }
     return groups;
   }
@@ -136,10 +143,8 @@ export class OktaApiClient implements OktaDirectory, OktaLists, OktaLogPages {
     return pagesOf(this.http, path, options);
   }
 
-  async logPage(pathOrNext: string, options?: PageOptions): Promise<OktaPage> {
-    const page = await getWaiting(this.http, pathOrNext, options);
-    if (!page) throw new BridgeError('source_invalid', "Okta's System Log answered 404");
-    return page;
+  logPage(pathOrNext: string, options?: PageOptions): Promise<OktaPage> {
+    return pageAt(this.http, pathOrNext, options);
   }
 
   async close(): Promise<void> {

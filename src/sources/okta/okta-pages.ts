@@ -1,11 +1,14 @@
-import { BridgeError, isBridgeError } from '../../domain/errors.js';
-import type { OktaHttp, OktaPage } from './okta-http.js';
+import type { Answer } from '../../api-client/answer.js';
+import type { ApiClient, RequestOptions } from '../../api-client/api-client.js';
+import { linkPages, nextLink } from '../../api-client/paging/link-pages.js';
+import { BridgeError } from '../../domain/errors.js';
+import { RATE_LIMIT_WAITS } from './okta-http.js';
 
 /**
- * Okta's lists, page by page: a page's `Link: <…>; rel="next"` names the next one (its `after`
- * cursor is opaque: the link is followed as given), until a page has none. A 429 is waited out
- * until the bucket's reset (the client's rate-limit state makes the next request wait) a few times
- * before the read fails `rate_limited`.
+ * Okta's lists, page by page (src/api-client/paging/link-pages.ts): a page's
+ * `Link: <…>; rel="next"` names the next one (its `after` cursor is opaque: the link is followed as
+ * given, on the org's origin only), until a page has none. Each request waits out a 429 until the
+ * bucket's reset a few times, and retries a 5xx or a network error, before the read fails.
  */
 
 export interface PageOptions {
@@ -14,41 +17,43 @@ export interface PageOptions {
   rateLimitRetries?: number;
 }
 
-const RATE_LIMIT_RETRIES = 3;
+/** A page as the System Log poller reads it: its JSON body and its next link (a URL on the org). */
+export interface OktaPage {
+  body: unknown;
+  next?: string;
+}
 
 /** Every page of the list at `path`, as its array of raw items; none when the list is gone (404). */
 export async function* pagesOf(
-  http: OktaHttp,
+  http: ApiClient,
   path: string,
   options: PageOptions = {},
 ): AsyncGenerator<unknown[], void, undefined> {
-  let next: string | undefined = path;
-  while (next !== undefined) {
-    const page = await getWaiting(http, next, options);
-    if (!page) return;
-    yield itemsOf(page, path);
-    next = page.next;
+  for await (const answer of linkPages(http, path, { ...requestOptions(options), absentIsEmpty: true })) {
+    yield itemsOf(answer);
   }
 }
 
-/** One GET that waits out Okta's rate limit (429, or a spent bucket) before trying again. */
-export async function getWaiting(
-  http: OktaHttp,
-  path: string,
+/** One page, its 429s waited out as a list read's are. */
+export async function pageAt(
+  http: ApiClient,
+  pathOrNext: string,
   options: PageOptions = {},
-): Promise<OktaPage | undefined> {
-  const retries = options.rateLimitRetries ?? RATE_LIMIT_RETRIES;
-  for (let attempt = 0; ; attempt++) {
-    try {
-      return await http.get(path, options.signal);
-    } catch (error) {
-      if (!isBridgeError(error, 'rate_limited') || attempt >= retries) throw error;
-    }
-  }
+): Promise<OktaPage> {
+  const answer = await http.getJson(pathOrNext, requestOptions(options));
+  const next = nextLink(http, answer);
+  return { body: answer.body, ...(next ? { next: next.href } : {}) };
 }
 
-export function itemsOf(page: OktaPage, path: string): unknown[] {
-  if (Array.isArray(page.body)) return page.body as unknown[];
-  const route = new URL(path, 'http://x').pathname;
+export function requestOptions(options: PageOptions): RequestOptions {
+  return {
+    ...(options.signal ? { signal: options.signal } : {}),
+    retry: { throttleWaits: options.rateLimitRetries ?? RATE_LIMIT_WAITS },
+  };
+}
+
+export function itemsOf(answer: Answer): unknown[] {
+  if (Array.isArray(answer.body)) return answer.body as unknown[];
+  const route = answer.url.pathname;
   throw new BridgeError('source_invalid', `Okta GET ${route} answered with something other than a list`);
 }

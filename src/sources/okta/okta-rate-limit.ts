@@ -1,4 +1,6 @@
-import { setTimeout as sleep } from 'node:timers/promises';
+import { abortableWait } from '../../api-client/abortable-wait.js';
+import type { Headers } from '../../api-client/answer.js';
+import type { Pacer } from '../../api-client/pacer.js';
 import { BridgeError } from '../../domain/errors.js';
 
 /**
@@ -8,6 +10,8 @@ import { BridgeError } from '../../domain/errors.js';
  * at 0 remaining is left alone until its reset: the next request in it waits (bounded), instead of
  * drawing a 429. Times are measured against the answer's own `Date`, so a skewed clock does not
  * matter. The state is per process: several processes may still meet a 429, which waits the same way.
+ * It is the API client's pacer (src/api-client/pacer.ts) for Okta, and its reading of
+ * `X-Rate-Limit-Reset` is how long the client waits out a 429 (okta-http.ts).
  */
 
 export interface RateLimitSettings {
@@ -19,9 +23,7 @@ export interface RateLimitSettings {
   maxInlineWaitMs: number;
 }
 
-type Headers = Record<string, string | string[] | undefined>;
-
-export class OktaRateLimits {
+export class OktaRateLimits implements Pacer {
   /** Bucket → when it refills (local ms), for buckets seen exhausted. */
   private readonly exhausted = new Map<string, number>();
 
@@ -42,12 +44,12 @@ export class OktaRateLimits {
         retryAfterMs: waitMs,
       });
     }
-    if (waitMs > 0) await sleep(waitMs, undefined, signal ? { signal } : {});
+    if (waitMs > 0) await abortableWait(waitMs, signal);
     if (this.exhausted.get(bucket) === resetAt) this.exhausted.delete(bucket);
   }
 
   /** Notes how the bucket of `path` stands after an answer (429 included). */
-  after(path: string, status: number, headers: Headers): void {
+  after(path: string, { status, headers }: { status: number; headers: Headers }): void {
     const bucket = bucketOf(path);
     const remaining = Number(first(headers['x-rate-limit-remaining']));
     if (status !== 429 && !(Number.isFinite(remaining) && remaining <= 0)) return;
@@ -56,8 +58,13 @@ export class OktaRateLimits {
 
   /** How long until the bucket of an answer refills (ms, at least a second, at most the bound). */
   waitFor(headers: Headers): number {
+    return this.resetWaitMs(headers) ?? this.settings.defaultWaitMs;
+  }
+
+  /** The wait to `X-Rate-Limit-Reset`, measured against the answer's `Date`; undefined without one. */
+  resetWaitMs(headers: Headers): number | undefined {
     const reset = Number(first(headers['x-rate-limit-reset']));
-    if (!Number.isFinite(reset) || reset <= 0) return this.settings.defaultWaitMs;
+    if (!Number.isFinite(reset) || reset <= 0) return undefined;
     const serverNow = Date.parse(first(headers.date) ?? '');
     const now = Number.isNaN(serverNow) ? Date.now() : serverNow;
     return Math.min(Math.max(reset * 1000 - now, 1000), this.settings.maxWaitMs);

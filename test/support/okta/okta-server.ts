@@ -43,11 +43,23 @@ export interface OktaApiServer {
   expireLog(): void;
   /** The next `count` requests, whatever their endpoint, answer 429 until `resetInSeconds` from now. */
   rateLimitNext(count: number, resetInSeconds: number): void;
+  /**
+   * Scripts a server error: the next `count` requests whose path (query included) starts with
+   * `pathPrefix` are answered `status` (500 E0000009 by default), after `skip` of them are answered
+   * as usual. They count against no bucket: the org never saw them.
+   */
+  failNext(count: number, options?: ServerErrorOptions): void;
   /** Scripts one endpoint's bucket: `remaining` requests until a reset `resetInSeconds` from now. */
   setRateLimit(bucket: Bucket, remaining: number, resetInSeconds: number): void;
   /** Requests received: method, path with query, status answered, when (ms). */
   requests(): { method: string; path: string; status: number; at: number }[];
   close(): Promise<void>;
+}
+
+export interface ServerErrorOptions {
+  status?: 500 | 502 | 503 | 504;
+  pathPrefix?: string;
+  skip?: number;
 }
 
 class OktaEmulation {
@@ -56,6 +68,7 @@ class OktaEmulation {
   readonly org = new OktaOrg((events) => this.hooks.deliver(events));
   readonly limits = new OktaRateLimits();
   readonly forced = { count: 0, reset: 0 };
+  serverErrors = { count: 0, status: 500, pathPrefix: '/', skip: 0 };
   readonly log: { method: string; path: string; status: number; at: number }[] = [];
   base = '';
 
@@ -85,6 +98,8 @@ class OktaEmulation {
     if (req.headers.authorization !== `SSWS ${this.token}`) {
       return { reply: { status: 401, body: oktaError('E0000011', 'Invalid token provided') }, rate: {} };
     }
+    const failed = this.serverError(url);
+    if (failed) return { reply: failed, rate: {} };
     const taken = this.limits.take(bucketOf(url.pathname));
     if (this.forced.count > 0) {
       this.forced.count--;
@@ -101,6 +116,17 @@ class OktaEmulation {
       return { reply: { status: 405, body }, rate: taken.headers };
     }
     return { reply: route(this.org, url, this.base, this.pageCap), rate: taken.headers };
+  }
+
+  private serverError(url: URL): Reply | undefined {
+    const scripted = this.serverErrors;
+    if (scripted.count <= 0 || !(url.pathname + url.search).startsWith(scripted.pathPrefix)) return undefined;
+    if (scripted.skip > 0) {
+      scripted.skip--;
+      return undefined;
+    }
+    scripted.count--;
+    return { status: scripted.status, body: oktaError('E0000009', 'Internal Server Error') };
   }
 }
 
@@ -135,6 +161,14 @@ export async function startOktaApi(options: { pageSize?: number } = {}): Promise
     rateLimitNext: (count, resetInSeconds) => {
       okta.forced.count = count;
       okta.forced.reset = Math.floor(Date.now() / 1000) + resetInSeconds;
+    },
+    failNext: (count, failure = {}) => {
+      okta.serverErrors = {
+        count,
+        status: failure.status ?? 500,
+        pathPrefix: failure.pathPrefix ?? '/',
+        skip: failure.skip ?? 0,
+      };
     },
     setRateLimit: (bucket, remaining, resetInSeconds) => okta.limits.set(bucket, remaining, resetInSeconds),
     requests: () => [...okta.log],

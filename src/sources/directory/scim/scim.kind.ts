@@ -35,8 +35,9 @@ export const scimSource = directorySourceKind({
   build: (settings, context) =>
     new ScimDirectorySource({
       url: settings.url,
-      token: context.secret('token')(),
+      token: context.secret('token'),
       pageSize: settings.pageSize,
       timeoutMs: context.timeoutMs ?? DEFAULT_TIMEOUT_MS,
+      ...(context.metrics ? { metrics: context.metrics } : {}),
     }),
 });

@@ -4,7 +4,7 @@ import { collectSnapshot } from '../collect-snapshot.js';
 import type { DirectorySource, ReadOptions } from '../directory-source.js';
 import { flattenMembers } from '../ldap/nested-groups.js';
 import { groupLinks, heldGroup, snapshotUser, type HeldGroup } from './scim-resources.js';
-import { UpstreamScimClient, type UpstreamScimOptions } from './upstream-scim.client.js';
+import { UpstreamScimClient, upstreamLabel, type UpstreamScimOptions } from './upstream-scim.client.js';
 
 /**
  * The `scim` directory source: every User and Group of an upstream SCIM 2.0 server
@@ -12,16 +12,13 @@ import { UpstreamScimClient, type UpstreamScimOptions } from './upstream-scim.cl
  * page by page. Groups are held until all are read (groups are a few percent of a directory: their
  * graph, reduced to ids, is what the process holds), so that members that are groups can be
  * flattened to their users; members that are neither a listed user nor a listed group are dropped.
+ * Each read has a client of its own (its connections closed at the end).
  */
 export class ScimDirectorySource implements DirectorySource {
-  private readonly client: UpstreamScimClient;
-
-  constructor(options: UpstreamScimOptions) {
-    this.client = new UpstreamScimClient(options);
-  }
+  constructor(private readonly options: UpstreamScimOptions) {}
 
   get label(): string {
-    return `The upstream SCIM server ${this.client.label}`;
+    return `The upstream SCIM server ${upstreamLabel(this.options.url)}`;
   }
 
   read(options: ReadOptions = {}): Promise<Snapshot> {
@@ -29,8 +26,20 @@ export class ScimDirectorySource implements DirectorySource {
   }
 
   async stream(sink: SnapshotSink, options: ReadOptions = {}): Promise<void> {
-    const { signal } = options;
-    for await (const page of this.client.pages('Users', signal)) {
+    const client = new UpstreamScimClient(this.options);
+    try {
+      await this.streamFrom(client, sink, options.signal);
+    } finally {
+      await client.close();
+    }
+  }
+
+  private async streamFrom(
+    client: UpstreamScimClient,
+    sink: SnapshotSink,
+    signal?: AbortSignal,
+  ): Promise<void> {
+    for await (const page of client.pages('Users', signal)) {
       const users = page.map(snapshotUser);
       await sink.add(
         'users',
@@ -39,7 +48,7 @@ export class ScimDirectorySource implements DirectorySource {
       );
     }
     const groups: HeldGroup[] = [];
-    for await (const page of this.client.pages('Groups', signal)) groups.push(...page.map(heldGroup));
+    for await (const page of client.pages('Groups', signal)) groups.push(...page.map(heldGroup));
     await this.sendGroups(sink, groups);
   }
 
