@@ -101,7 +101,11 @@ export class AppRegistry {
   addSecret(clientId: string, lifetimeMs = 180 * DAY): ClientSecret {
     const alphabet = 'abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-.';
     const pick = (n: number) => [...randomBytes(n)].map((b) => alphabet[b % alphabet.length]).join('');
-    const secret = { keyId: newGuid(), value: `${pick(3)}8Q~${pick(34)}`, expiresAt: this.clock.now() + lifetimeMs };
+    const secret = {
+      keyId: newGuid(),
+      value: `${pick(3)}8Q~${pick(34)}`,
+      expiresAt: this.clock.now() + lifetimeMs,
+    };
     this.get(clientId).secrets.push(secret);
     return secret;
   }
@@ -139,7 +143,9 @@ export class AppRegistry {
   }
 
   expireCertificate(clientId: string, keyId?: string): void {
-    const certificates = this.get(clientId).certificates.filter((c) => keyId === undefined || c.keyId === keyId);
+    const certificates = this.get(clientId).certificates.filter(
+      (c) => keyId === undefined || c.keyId === keyId,
+    );
     if (certificates.length === 0) throw new Error(`app ${clientId} has no certificate ${keyId ?? ''}`);
     for (const certificate of certificates) certificate.expiresAt = this.clock.now() - 1;
   }

@@ -30,12 +30,18 @@ export function checkAssertion(jwt: string, context: AssertionContext): Refusal 
   const claims = parts.length === 3 ? decode(parts[1] as string) : undefined;
   if (!header || !claims) return invalid(50027, 'JWT token is invalid or malformed.');
   if (header.alg !== 'PS256' && header.alg !== 'RS256') {
-    return invalid(50027, `JWT token is invalid: the signing algorithm '${String(header.alg)}' is not supported.`);
+    return invalid(
+      50027,
+      `JWT token is invalid: the signing algorithm '${String(header.alg)}' is not supported.`,
+    );
   }
   const certificate = certificateOf(header, context.app);
   if ('code' in certificate) return certificate;
   if (certificate.expiresAt <= context.nowSeconds * 1000) {
-    return invalid(700027, 'The certificate with identifier used to sign the client assertion is expired on application.');
+    return invalid(
+      700027,
+      'The certificate with identifier used to sign the client assertion is expired on application.',
+    );
   }
   if (!signed(parts, header.alg, certificate)) {
     return invalid(700027, 'Client assertion failed signature validation.');

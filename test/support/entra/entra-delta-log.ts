@@ -40,7 +40,8 @@ export class DeltaLog {
       else high = mid;
     }
     const found: LogEntry[] = [];
-    for (let i = low; i < list.length && (list[i] as LogEntry).seq <= upTo; i++) found.push(list[i] as LogEntry);
+    for (let i = low; i < list.length && (list[i] as LogEntry).seq <= upTo; i++)
+      found.push(list[i] as LogEntry);
     return found;
   }
 

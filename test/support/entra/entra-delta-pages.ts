@@ -1,6 +1,13 @@
 import type { DeltaResource, LogEntry } from './entra-delta-log.js';
 import type { Directory } from './entra-directory.js';
-import { deltaJson, defaultsOf, odataType, type DirectoryObject, type ObjectKind, type Props } from './entra-objects.js';
+import {
+  deltaJson,
+  defaultsOf,
+  odataType,
+  type DirectoryObject,
+  type ObjectKind,
+  type Props,
+} from './entra-objects.js';
 import type { OrderedIds } from './ordered-ids.js';
 
 /**
@@ -66,9 +73,11 @@ export function initialPage(directory: Directory, spec: RoundSpec, at: InitialPo
     if (position.split) {
       const chunk = memberChunk(directory, position.split, budget);
       const object = directory.objects.get(position.split.id);
-      if (object && chunk.refs.length > 0) value.push({ ...deltaJson(object, names), 'members@delta': chunk.refs });
+      if (object && chunk.refs.length > 0)
+        value.push({ ...deltaJson(object, names), 'members@delta': chunk.refs });
       budget -= chunk.refs.length;
-      if (!chunk.done) return { value, next: { ...position, split: { id: position.split.id, m: chunk.cursor } } };
+      if (!chunk.done)
+        return { value, next: { ...position, split: { id: position.split.id, m: chunk.cursor } } };
       position = { start: position.start, c: position.c };
       continue;
     }
@@ -92,7 +101,11 @@ export function initialPage(directory: Directory, spec: RoundSpec, at: InitialPo
   return { value, next: position };
 }
 
-function nextObject(directory: Directory, spec: RoundSpec, at: InitialPosition): { id: string; c: number } | undefined {
+function nextObject(
+  directory: Directory,
+  spec: RoundSpec,
+  at: InitialPosition,
+): { id: string; c: number } | undefined {
   if (spec.ids) {
     for (let i = at.c; i < spec.ids.length; i++) {
       const id = spec.ids[i] as string;
@@ -148,7 +161,9 @@ export function changedItems(directory: Directory, spec: RoundSpec, entries: Log
     if (!record.whole && changed.length === 0 && members.length === 0) continue;
     const full = deltaJson(object, names);
     const minimal = record.whole ? full : deltaJson(object, changed);
-    items.push(members.length > 0 || (record.whole && tracksMembers) ? { full, minimal, members } : { full, minimal });
+    items.push(
+      members.length > 0 || (record.whole && tracksMembers) ? { full, minimal, members } : { full, minimal },
+    );
   }
   return items;
 }

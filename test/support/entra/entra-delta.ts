@@ -85,7 +85,12 @@ export class DeltaEndpoint {
 
   private changesSince(call: GraphCall, resource: DeltaResource, token: string): Reply {
     const state = call.stateTokens.open(token);
-    if (state?.k !== 'link' || state.t !== call.tenant.id || state.r !== resource || typeof state.s !== 'number') {
+    if (
+      state?.k !== 'link' ||
+      state.t !== call.tenant.id ||
+      state.r !== resource ||
+      typeof state.s !== 'number'
+    ) {
       return fail(call, 400, 'Request_BadRequest', 'The delta token is not valid.');
     }
     const forced = this.forced(resource);
@@ -93,14 +98,35 @@ export class DeltaEndpoint {
       const spec = specFrom(state);
       const params: [string, string][] = spec.select ? [['$select', spec.select.join(',')]] : [];
       const location = `${call.linkBase}/v1.0/${resource}/delta?${formatQuery([...params, ['$deltatoken', '']])}`;
-      const reply = fail(call, 410, forced.code, 'The delta token is no longer valid; restart with a full synchronization.');
+      const reply = fail(
+        call,
+        410,
+        forced.code,
+        'The delta token is no longer valid; restart with a full synchronization.',
+      );
       return { ...reply, headers: { location } };
     }
-    if (forced) return fail(call, forced.status, forced.code, 'The delta token is no longer valid, and the app must reset the sync state.');
+    if (forced)
+      return fail(
+        call,
+        forced.status,
+        forced.code,
+        'The delta token is no longer valid, and the app must reset the sync state.',
+      );
     if (call.clock.now() - Number(state.at) > this.settings.tokenMaxAgeMs) {
-      return fail(call, 400, 'syncStateNotFound', 'The sync state generation is not found. The delta token is expired and data must be synchronized again.');
+      return fail(
+        call,
+        400,
+        'syncStateNotFound',
+        'The sync state generation is not found. The delta token is expired and data must be synchronized again.',
+      );
     }
-    return this.changes(call, specFrom(state), { s: state.s, h: call.tenant.directory.log.head(), i: 0, m: 0 });
+    return this.changes(call, specFrom(state), {
+      s: state.s,
+      h: call.tenant.directory.log.head(),
+      i: 0,
+      m: 0,
+    });
   }
 
   private changes(call: GraphCall, spec: RoundSpec, at: ChangesPosition): Reply {
@@ -134,10 +160,12 @@ export class DeltaEndpoint {
     const sealed = { r: spec.resource, t: call.tenant.id, sel: spec.select, f: spec.ids };
     const body: Record<string, unknown> = { '@odata.context': context(call, spec.resource) };
     if ('next' in link) {
-      body['@odata.nextLink'] = `${base}?$skiptoken=${call.stateTokens.seal({ ...sealed, k: 'next', at: link.next })}`;
+      body['@odata.nextLink'] =
+        `${base}?$skiptoken=${call.stateTokens.seal({ ...sealed, k: 'next', at: link.next })}`;
     } else {
       const s = Math.max(0, link.deltaFrom - (this.chaos.replay ?? 0));
-      body['@odata.deltaLink'] = `${base}?$deltatoken=${call.stateTokens.seal({ ...sealed, k: 'link', s, at: call.clock.now() })}`;
+      body['@odata.deltaLink'] =
+        `${base}?$deltatoken=${call.stateTokens.seal({ ...sealed, k: 'link', s, at: call.clock.now() })}`;
     }
     body.value = this.disorder(value);
     return { status: 200, body };
@@ -145,7 +173,12 @@ export class DeltaEndpoint {
 
   private specOf(call: GraphCall, resource: DeltaResource): RoundSpec {
     const given = REFUSED.find((name) => call.options.has(name));
-    if (given) throw new QueryError(400, 'Request_UnsupportedQuery', `The query option '${given}' is not supported with delta queries.`);
+    if (given)
+      throw new QueryError(
+        400,
+        'Request_UnsupportedQuery',
+        `The query option '${given}' is not supported with delta queries.`,
+      );
     const kind = resource === 'users' ? 'user' : 'group';
     const select = selection(call.options, [kind], resource === 'groups' ? ['members'] : []);
     const filter = call.options.get('$filter');
@@ -202,8 +235,13 @@ function specFrom(state: Record<string, unknown>): RoundSpec {
 function idFilter(text: string): string[] {
   const ids = text.split(/\s+or\s+/i).map((clause) => /^\s*id\s+eq\s+'([^']+)'\s*$/i.exec(clause)?.[1]);
   if (ids.some((id) => id === undefined)) {
-    throw new QueryError(400, 'Request_UnsupportedQuery', "Delta queries support only $filter=id eq '{id}' clauses joined by 'or'.");
+    throw new QueryError(
+      400,
+      'Request_UnsupportedQuery',
+      "Delta queries support only $filter=id eq '{id}' clauses joined by 'or'.",
+    );
   }
-  if (ids.length > 50) throw new QueryError(400, 'Request_UnsupportedQuery', 'A delta $filter takes at most 50 ids.');
+  if (ids.length > 50)
+    throw new QueryError(400, 'Request_UnsupportedQuery', 'A delta $filter takes at most 50 ids.');
   return ids as string[];
 }

@@ -98,8 +98,9 @@ export class Directory {
     );
     if (changed.length === 0) return [];
     if (changed.includes('userPrincipalName')) {
+      const before = String(object.props.userPrincipalName).toLowerCase();
       this.claimUpn(id, changes.userPrincipalName);
-      this.upns.delete(String(object.props.userPrincipalName).toLowerCase());
+      if (before !== String(changes.userPrincipalName).toLowerCase()) this.upns.delete(before);
     }
     for (const name of changed) {
       if (changes[name] === undefined) delete object.props[name];

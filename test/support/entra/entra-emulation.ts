@@ -1,4 +1,4 @@
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { AccessTokens } from './entra-access-tokens.js';
 import { EntraClock } from './entra-clock.js';
@@ -6,9 +6,9 @@ import { DeltaEndpoint } from './entra-delta.js';
 import { Faults, retryAfterOf, type FaultReply } from './entra-faults.js';
 import { answerGraph, type GraphService } from './entra-graph-service.js';
 import { newGuid } from './entra-ids.js';
-import { stsError, type Reply, type RequestIds } from './entra-replies.js';
+import { graphError, stsError, type Reply, type RequestIds } from './entra-replies.js';
 import { StateTokens } from './entra-state-token.js';
-import { EntraTenant } from './entra-tenant.js';
+import type { EntraTenant } from './entra-tenant.js';
 import { ResourceUnitBuckets } from './entra-throttle.js';
 import { answerToken, type TokenEndpoint } from './entra-token-endpoint.js';
 
@@ -62,21 +62,39 @@ export class EntraEmulation implements GraphService, TokenEndpoint {
     const fault = this.faults.pick('token');
     const answer = fault
       ? { reply: tokenFault(this.clock, ids, fault) }
-      : answerToken(this, {
-          method: req.method ?? 'GET',
-          path: new URL(req.url ?? '/', 'http://login').pathname,
-          contentType: req.headers['content-type'] ?? '',
-          body,
-        }, ids);
+      : this.guarded(ids, () =>
+          answerToken(
+            this,
+            {
+              method: req.method ?? 'GET',
+              path: new URL(req.url ?? '/', 'http://login').pathname,
+              contentType: req.headers['content-type'] ?? '',
+              body,
+            },
+            ids,
+          ),
+        );
     this.send(res, 'login', req, ids, answer);
   }
 
   graph(req: IncomingMessage, res: ServerResponse): void {
     const ids = idsOf(req);
     const url = new URL(req.url ?? '/', this.graphUrl);
-    const answer = answerGraph(this, { method: req.method ?? 'GET', url, headers: req.headers, ids });
+    const answer = this.guarded(ids, () =>
+      answerGraph(this, { method: req.method ?? 'GET', url, headers: req.headers, ids }),
+    );
     req.resume();
     this.send(res, 'graph', req, ids, answer);
+  }
+
+  /** A fault of the emulation itself answers 500, named, instead of taking the test run down. */
+  private guarded(ids: RequestIds, answer: () => { reply: Reply; clientId?: string; tenantId?: string }) {
+    try {
+      return answer();
+    } catch (error) {
+      const message = `The emulation failed: ${error instanceof Error ? error.message : String(error)}`;
+      return { reply: graphError(this.clock, ids, 500, 'EmulationFault', message) };
+    }
   }
 
   linkBase(): string {
@@ -116,9 +134,18 @@ export class EntraEmulation implements GraphService, TokenEndpoint {
 }
 
 function tokenFault(clock: EntraClock, ids: RequestIds, fault: FaultReply): Reply {
-  const reply = stsError(clock, ids, fault.status, 'invalid_request', 90033, 'A transient error has occurred. Please try again.');
+  const reply = stsError(
+    clock,
+    ids,
+    fault.status,
+    'invalid_request',
+    90033,
+    'A transient error has occurred. Please try again.',
+  );
   const retryAfter = retryAfterOf(fault);
-  return retryAfter === null ? reply : { ...reply, headers: { ...reply.headers, 'retry-after': String(retryAfter) } };
+  return retryAfter === null
+    ? reply
+    : { ...reply, headers: { ...reply.headers, 'retry-after': String(retryAfter) } };
 }
 
 function idsOf(req: IncomingMessage): RequestIds {
@@ -142,4 +169,3 @@ export async function listen(server: Server): Promise<string> {
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 }
-

@@ -49,7 +49,8 @@ export class Faults {
   }
 
   private add(rule: Rule, reply: FaultReply, target: FaultTarget): void {
-    if (![429, 503, 504].includes(reply.status)) throw new Error(`a fault answers 429, 503 or 504, not ${reply.status}`);
+    if (![429, 503, 504].includes(reply.status))
+      throw new Error(`a fault answers 429, 503 or 504, not ${reply.status}`);
     this.rules.push({ rule, reply, target });
   }
 }

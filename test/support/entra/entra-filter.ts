@@ -8,7 +8,10 @@ import { propertyOf, type DirectoryObject, type ObjectKind } from './entra-objec
  * `ConsistencyLevel: eventual` and `$count=true` Graph refuses them, and so does this.
  */
 
-export type Filter = { test(object: DirectoryObject): boolean; lookup?: { property: string; values: string[] } };
+export type Filter = {
+  test(object: DirectoryObject): boolean;
+  lookup?: { property: string; values: string[] };
+};
 
 export class FilterError extends Error {
   constructor(
@@ -57,13 +60,17 @@ export function parseFilter(text: string, kind: ObjectKind, advanced: boolean): 
     const match = TOKEN.exec(text);
     if (!match?.[1]) {
       if (text.slice(at).trim() === '') break;
-      throw new FilterError(`Invalid filter clause: syntax error at position ${at} in '${text}'.`, 'BadRequest');
+      throw new FilterError(
+        `Invalid filter clause: syntax error at position ${at} in '${text}'.`,
+        'BadRequest',
+      );
     }
     tokens.push(match[1]);
   }
   const parser = new Parser(tokens, kind);
   const node = parser.or();
-  if (!parser.done()) throw new FilterError(`Invalid filter clause: unexpected '${parser.peek()}'.`, 'BadRequest');
+  if (!parser.done())
+    throw new FilterError(`Invalid filter clause: unexpected '${parser.peek()}'.`, 'BadRequest');
   if (!advanced) refuseAdvanced(node);
   return { test: (object) => evaluate(node, object), ...lookupOf(node) };
 }
@@ -116,7 +123,8 @@ class Parser {
     const property = this.property(this.tokens[this.i - 1] as string);
     const op = this.next().toLowerCase();
     if (op === 'in') return { op, property, values: this.list() };
-    if (!['eq', 'ne', 'ge', 'le', 'gt', 'lt'].includes(op)) throw new FilterError(`Unsupported operator '${op}'.`);
+    if (!['eq', 'ne', 'ge', 'le', 'gt', 'lt'].includes(op))
+      throw new FilterError(`Unsupported operator '${op}'.`);
     return { op: op as 'eq', property, value: this.literal() };
   }
 
@@ -144,10 +152,15 @@ class Parser {
   private property(name: string): string {
     const property = propertyOf(this.kind, name);
     if (!property) {
-      throw new FilterError(`Could not find a property named '${name}' on type 'microsoft.graph.${this.kind}'.`, 'BadRequest');
+      throw new FilterError(
+        `Could not find a property named '${name}' on type 'microsoft.graph.${this.kind}'.`,
+        'BadRequest',
+      );
     }
     if (!FILTERABLE[this.kind]?.has(property)) {
-      throw new FilterError(`Unsupported or invalid query filter clause specified for property '${property}' of resource '${this.kind}'.`);
+      throw new FilterError(
+        `Unsupported or invalid query filter clause specified for property '${property}' of resource '${this.kind}'.`,
+      );
     }
     return property;
   }
@@ -158,19 +171,24 @@ class Parser {
   }
 
   private expect(token: string): void {
-    if (this.next() !== token) throw new FilterError(`Invalid filter clause: '${token}' expected.`, 'BadRequest');
+    if (this.next() !== token)
+      throw new FilterError(`Invalid filter clause: '${token}' expected.`, 'BadRequest');
   }
 
   private next(): string {
     const token = this.tokens[this.i++];
-    if (token === undefined) throw new FilterError('Invalid filter clause: the expression ends too soon.', 'BadRequest');
+    if (token === undefined)
+      throw new FilterError('Invalid filter clause: the expression ends too soon.', 'BadRequest');
     return token;
   }
 }
 
 function refuseAdvanced(node: Node): void {
   const advanced =
-    node.op === 'ne' || node.op === 'not' || node.op === 'endswith' || ['ge', 'le', 'gt', 'lt'].includes(node.op) ||
+    node.op === 'ne' ||
+    node.op === 'not' ||
+    node.op === 'endswith' ||
+    ['ge', 'le', 'gt', 'lt'].includes(node.op) ||
     (node.op === 'eq' && node.value === null);
   if (advanced) {
     throw new FilterError(
@@ -203,7 +221,14 @@ function evaluate(node: Node, object: DirectoryObject): boolean {
     }
     default: {
       const order = compare(valueOf(object, node.property), node.value);
-      const verdicts = { eq: order === 0, ne: order !== 0, ge: order >= 0, le: order <= 0, gt: order > 0, lt: order < 0 };
+      const verdicts = {
+        eq: order === 0,
+        ne: order !== 0,
+        ge: order >= 0,
+        le: order <= 0,
+        gt: order > 0,
+        lt: order < 0,
+      };
       return Number.isNaN(order) ? node.op === 'ne' : verdicts[node.op];
     }
   }
@@ -218,7 +243,8 @@ function compare(actual: unknown, expected: Literal): number {
   if (typeof actual === 'string' && typeof expected === 'string') {
     return actual.toLowerCase().localeCompare(expected.toLowerCase(), 'en');
   }
-  if (typeof actual === typeof expected) return actual === expected ? 0 : (actual as number) < (expected as number) ? -1 : 1;
+  if (typeof actual === typeof expected)
+    return actual === expected ? 0 : (actual as number) < (expected as number) ? -1 : 1;
   return NaN;
 }
 

@@ -36,13 +36,28 @@ export function routeGraph(call: GraphCall, lists: ListSettings, delta: DeltaEnd
   if (collection === 'servicePrincipals' || keyed) {
     const spId = keyed ? appIdToId(call, keyed[1] as string) : id;
     const sub = keyed ? id : relation;
-    if (spId === undefined) return keyed ? notFound(call, keyed[1] as string) : unmodelled(call, 'servicePrincipals');
+    if (spId === undefined)
+      return keyed ? notFound(call, keyed[1] as string) : unmodelled(call, 'servicePrincipals');
     if (sub === undefined) return getObject(call, 'servicePrincipal', spId, 'servicePrincipals');
-    if (sub === 'appRoleAssignedTo' && !(keyed && relation !== undefined)) return listAssignedTo(call, spId, lists);
+    if (sub === 'appRoleAssignedTo' && !(keyed && relation !== undefined))
+      return listAssignedTo(call, spId, lists);
     return unmodelled(call, `servicePrincipals/{id}/${sub}`);
   }
+  if (GRAPH_ELSEWHERE.includes(collection ?? '')) return unmodelled(call, collection as string);
   return unknownSegment(call, collection ?? '');
 }
+
+/** Graph collections that exist but that the `entra` source does not read. */
+const GRAPH_ELSEWHERE = [
+  '$batch',
+  'applications',
+  'contacts',
+  'devices',
+  'directory',
+  'directoryObjects',
+  'me',
+  'organization',
+];
 
 function getObject(call: GraphCall, kind: ObjectKind, key: string, entitySet: string): Reply {
   const operation: Operation = kind === 'user' ? 'users' : kind === 'group' ? 'groups' : 'servicePrincipals';
@@ -51,7 +66,10 @@ function getObject(call: GraphCall, kind: ObjectKind, key: string, entitySet: st
   const select = selection(call.options, [kind]);
   const object: DirectoryObject | undefined = call.tenant.directory.find(key, kind);
   if (!object) return notFound(call, key);
-  const body = { '@odata.context': `${context(call, entitySet, select)}/$entity`, ...listJson(object, select) };
+  const body = {
+    '@odata.context': `${context(call, entitySet, select)}/$entity`,
+    ...listJson(object, select),
+  };
   return { status: 200, body };
 }
 

@@ -41,7 +41,10 @@ const WWW_AUTHENTICATE =
   'Bearer realm="", authorization_uri="https://login.microsoftonline.com/common/oauth2/authorize", ' +
   'client_id="00000003-0000-0000-c000-000000000000"';
 
-export function answerGraph(service: GraphService, request: GraphRequest): { reply: Reply; clientId?: string; tenantId?: string } {
+export function answerGraph(
+  service: GraphService,
+  request: GraphRequest,
+): { reply: Reply; clientId?: string; tenantId?: string } {
   const { clock, ids } = { clock: service.clock, ids: request.ids };
   const bearer = service.tokens.check(request.headers.authorization);
   if ('problem' in bearer) {
@@ -50,7 +53,9 @@ export function answerGraph(service: GraphService, request: GraphRequest): { rep
       invalid: 'CompactToken parsing failed with error code: 80049217',
       expired: 'Access token has expired or is not yet valid.',
     }[bearer.problem];
-    const reply = graphError(clock, ids, 401, 'InvalidAuthenticationToken', message, { 'www-authenticate': WWW_AUTHENTICATE });
+    const reply = graphError(clock, ids, 401, 'InvalidAuthenticationToken', message, {
+      'www-authenticate': WWW_AUTHENTICATE,
+    });
     return { reply };
   }
   const { token } = bearer;
@@ -58,15 +63,25 @@ export function answerGraph(service: GraphService, request: GraphRequest): { rep
   const tenant = service.tenants.get(token.tenantId) as EntraTenant;
   tenant.settle();
   const fault = service.faults.pick('graph');
-  if (fault) return { reply: faultReply(service, request.ids, fault.status, retryAfterOf(fault), token.clientId, tenant), ...who };
-  const [version, ...path] = request.url.pathname.split('/').slice(1).map(decodeURIComponent);
+  if (fault)
+    return {
+      reply: faultReply(service, request.ids, fault.status, retryAfterOf(fault), token.clientId, tenant),
+      ...who,
+    };
   let options: Map<string, string>;
+  let segments: string[];
   try {
+    segments = request.url.pathname.split('/').slice(1).map(decodeSegment);
     options = queryOptions(request.url);
   } catch (error) {
     return { reply: queryFailure(service, ids, error), ...who };
   }
-  const drawn = service.buckets.draw(`${tenant.id}/${token.clientId}`, requestCost(path, options), tenant.directory.users.size);
+  const [version, ...path] = segments;
+  const drawn = service.buckets.draw(
+    `${tenant.id}/${token.clientId}`,
+    requestCost(path, options),
+    tenant.directory.users.size,
+  );
   if (drawn.retryAfter !== undefined) {
     const reply = faultReply(service, ids, 429, drawn.retryAfter, token.clientId, tenant);
     return { reply: { ...reply, headers: { ...drawn.headers, ...reply.headers } }, ...who };
@@ -82,10 +97,22 @@ function route(
 ): Reply {
   const { clock, ids } = { clock: service.clock, ids: request.ids };
   if (request.method !== 'GET') {
-    return graphError(clock, ids, 405, 'Request_BadRequest', 'Specified HTTP method is not allowed for the request target.');
+    return graphError(
+      clock,
+      ids,
+      405,
+      'Request_BadRequest',
+      'Specified HTTP method is not allowed for the request target.',
+    );
   }
   if (parts.version !== 'v1.0') {
-    return graphError(clock, ids, 400, 'BadRequest', `Invalid version: ${parts.version} (the emulation serves v1.0).`);
+    return graphError(
+      clock,
+      ids,
+      400,
+      'BadRequest',
+      `Invalid version: ${parts.version} (the emulation serves v1.0).`,
+    );
   }
   const call: GraphCall = {
     ...parts,
@@ -100,6 +127,14 @@ function route(
     return routeGraph(call, service.lists, service.delta);
   } catch (error) {
     return queryFailure(service, ids, error);
+  }
+}
+
+function decodeSegment(segment: string): string {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    throw new QueryError(400, 'BadRequest', `The path segment '${segment}' is not valid percent-encoding.`);
   }
 }
 
@@ -124,7 +159,21 @@ function faultReply(
     return graphError(service.clock, ids, 429, 'TooManyRequests', message, headers);
   }
   if (status === 503) {
-    return graphError(service.clock, ids, 503, 'serviceNotAvailable', 'The service is temporarily unavailable. Try again later.', headers);
+    return graphError(
+      service.clock,
+      ids,
+      503,
+      'serviceNotAvailable',
+      'The service is temporarily unavailable. Try again later.',
+      headers,
+    );
   }
-  return graphError(service.clock, ids, 504, 'UnknownError', 'The gateway did not receive a timely response from the service.', headers);
+  return graphError(
+    service.clock,
+    ids,
+    504,
+    'UnknownError',
+    'The gateway did not receive a timely response from the service.',
+    headers,
+  );
 }

@@ -1,5 +1,13 @@
 import { parseFilter, FilterError, type Filter } from './entra-filter.js';
-import { badSkipToken, context, fail, forbidden, formatQuery, notFound, type GraphCall } from './entra-graph-call.js';
+import {
+  badSkipToken,
+  context,
+  fail,
+  forbidden,
+  formatQuery,
+  notFound,
+  type GraphCall,
+} from './entra-graph-call.js';
 import { listJson, memberJson, type DirectoryObject, type ObjectKind } from './entra-objects.js';
 import { allows, reads } from './entra-permissions.js';
 import { isAdvanced, pageSize, QueryError, refuseUnmodelled, selection } from './entra-query.js';
@@ -31,21 +39,35 @@ export function listDirectory(call: GraphCall, kind: 'user' | 'group', settings:
   const filter = filterOf(call, kind, advanced);
   const directory = call.tenant.directory;
   const set = kind === 'user' ? directory.users : directory.groups;
-  const accept = (object: DirectoryObject) => object.deletedAt === undefined && (!filter || filter.test(object));
+  const accept = (object: DirectoryObject) =>
+    object.deletedAt === undefined && (!filter || filter.test(object));
   const entitySet = `${kind}s`;
   if (filter?.lookup && filter.lookup.values.length <= top && !call.options.has('$skiptoken')) {
     const found = filter.lookup.values.flatMap((v) => {
       const object = directory.find(v, kind);
       return object && accept(object) ? [object] : [];
     });
-    const body = { '@odata.context': context(call, entitySet, select), value: found.map((o) => listJson(o, select)) };
+    const body = {
+      '@odata.context': context(call, entitySet, select),
+      value: found.map((o) => listJson(o, select)),
+    };
     return { status: 200, body: advanced ? { ...body, '@odata.count': found.length } : body };
   }
-  const count = advanced && !call.options.has('$skiptoken') ? countOf(set, directory.objects, accept) : undefined;
-  return page(call, set, top, settings, entitySet, select, (id) => {
-    const object = directory.objects.get(id) as DirectoryObject;
-    return accept(object) ? listJson(object, select) : undefined;
-  }, count);
+  const count =
+    advanced && !call.options.has('$skiptoken') ? countOf(set, directory.objects, accept) : undefined;
+  return page(
+    call,
+    set,
+    top,
+    settings,
+    entitySet,
+    select,
+    (id) => {
+      const object = directory.objects.get(id) as DirectoryObject;
+      return accept(object) ? listJson(object, select) : undefined;
+    },
+    count,
+  );
 }
 
 export function listMembers(call: GraphCall, groupId: string, settings: ListSettings): Reply {
@@ -53,7 +75,12 @@ export function listMembers(call: GraphCall, groupId: string, settings: ListSett
   const group = call.tenant.directory.find(groupId, 'group');
   if (!group) return notFound(call, groupId);
   if (call.options.has('$filter') && !isAdvanced(call.options, call.headers)) {
-    return fail(call, 400, 'Request_UnsupportedQuery', 'Filter on members requires ConsistencyLevel:eventual and $count=true.');
+    return fail(
+      call,
+      400,
+      'Request_UnsupportedQuery',
+      'Filter on members requires ConsistencyLevel:eventual and $count=true.',
+    );
   }
   refuseUnmodelled(call.options, ['$filter', '$orderby', '$search', '$expand', '$count']);
   const select = selection(call.options, MEMBER_KINDS);
@@ -71,7 +98,17 @@ export function listAssignedTo(call: GraphCall, servicePrincipalId: string, sett
   const resource = call.tenant.directory.find(servicePrincipalId, 'servicePrincipal');
   if (!resource) return notFound(call, servicePrincipalId);
   refuseUnmodelled(call.options, ['$filter', '$orderby', '$search', '$expand', '$count']);
-  const names = ['id', 'deletedDateTime', 'appRoleId', 'createdDateTime', 'principalDisplayName', 'principalId', 'principalType', 'resourceDisplayName', 'resourceId'];
+  const names = [
+    'id',
+    'deletedDateTime',
+    'appRoleId',
+    'createdDateTime',
+    'principalDisplayName',
+    'principalId',
+    'principalType',
+    'resourceDisplayName',
+    'resourceId',
+  ];
   const select = selectAmong(call, names);
   const top = pageSize(call.options, 100);
   const { assignments, directory } = call.tenant;
@@ -99,17 +136,27 @@ function page(
   const skipToken = call.options.get('$skiptoken');
   if (skipToken !== undefined) {
     const state = call.stateTokens.open(skipToken);
-    if (state?.k !== 'list' || state.q !== query || state.t !== call.tenant.id || typeof state.c !== 'number') {
+    if (
+      state?.k !== 'list' ||
+      state.q !== query ||
+      state.t !== call.tenant.id ||
+      typeof state.c !== 'number'
+    ) {
       return badSkipToken(call);
     }
     after = state.c;
   }
   const value: Record<string, unknown>[] = [];
-  const found = set.page(after, top, (id) => {
-    const json = render(id);
-    if (json) value.push(json);
-    return json !== undefined;
-  }, top + settings.scanLimit);
+  const found = set.page(
+    after,
+    top,
+    (id) => {
+      const json = render(id);
+      if (json) value.push(json);
+      return json !== undefined;
+    },
+    top + settings.scanLimit,
+  );
   const body: Record<string, unknown> = { '@odata.context': context(call, entitySet, select) };
   if (count !== undefined) body['@odata.count'] = count;
   if (!found.done) {
@@ -136,12 +183,21 @@ function selectAmong(call: GraphCall, names: string[]): string[] | undefined {
   if (raw === undefined) return undefined;
   return raw.split(',').map((name) => {
     const found = names.find((n) => n.toLowerCase() === name.trim().toLowerCase());
-    if (!found) throw new QueryError(400, 'Request_BadRequest', `Could not find a property named '${name}' on type 'microsoft.graph.appRoleAssignment'.`);
+    if (!found)
+      throw new QueryError(
+        400,
+        'Request_BadRequest',
+        `Could not find a property named '${name}' on type 'microsoft.graph.appRoleAssignment'.`,
+      );
     return found;
   });
 }
 
-function countOf(set: OrderedIds, objects: Map<string, DirectoryObject>, accept: (o: DirectoryObject) => boolean): number {
+function countOf(
+  set: OrderedIds,
+  objects: Map<string, DirectoryObject>,
+  accept: (o: DirectoryObject) => boolean,
+): number {
   return set.ids().filter((id) => accept(objects.get(id) as DirectoryObject)).length;
 }
 

@@ -208,7 +208,11 @@ export function listJson(object: DirectoryObject, select: readonly string[] | un
 }
 
 /** A directoryObject collection's item: `@odata.type` first, then the properties of its type. */
-export function memberJson(object: DirectoryObject, select: readonly string[] | undefined, full: boolean): Props {
+export function memberJson(
+  object: DirectoryObject,
+  select: readonly string[] | undefined,
+  full: boolean,
+): Props {
   if (!full) return limitedJson(object, select);
   return { '@odata.type': odataType(object.kind), ...listJson(object, select) };
 }

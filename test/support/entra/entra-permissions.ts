@@ -27,7 +27,12 @@ const REQUIRED: Record<Operation, GraphPermission[]> = {
     'GroupMember.ReadWrite.All',
     'Directory.ReadWrite.All',
   ],
-  servicePrincipals: ['Application.Read.All', 'Application.ReadWrite.All', 'Directory.Read.All', 'Directory.ReadWrite.All'],
+  servicePrincipals: [
+    'Application.Read.All',
+    'Application.ReadWrite.All',
+    'Directory.Read.All',
+    'Directory.ReadWrite.All',
+  ],
 };
 
 /**

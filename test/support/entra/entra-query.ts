@@ -35,13 +35,19 @@ export function queryOptions(url: URL): Map<string, string> {
   for (const [name, value] of url.searchParams) {
     if (!name.startsWith('$')) continue;
     const key = name.toLowerCase();
-    if (!KNOWN.includes(key)) throw new QueryError(400, 'BadRequest', `Query option '${name}' is not supported.`);
+    if (!KNOWN.includes(key))
+      throw new QueryError(400, 'BadRequest', `Query option '${name}' is not supported.`);
     if (options.has(key)) {
-      throw new QueryError(400, 'BadRequest', `Query option '${key}' was specified more than once, but it must be specified at most once.`);
+      throw new QueryError(
+        400,
+        'BadRequest',
+        `Query option '${key}' was specified more than once, but it must be specified at most once.`,
+      );
     }
     options.set(key, value);
   }
-  if (options.has('$skip')) throw new QueryError(400, 'Request_BadRequest', "'$skip' is not supported by the service.");
+  if (options.has('$skip'))
+    throw new QueryError(400, 'Request_BadRequest', "'$skip' is not supported by the service.");
   return options;
 }
 
@@ -51,7 +57,11 @@ export function pageSize(options: Map<string, string>, fallback: number): number
   if (raw === undefined) return fallback;
   const top = /^\d+$/.test(raw) ? Number(raw) : NaN;
   if (!(top >= 1 && top <= 999)) {
-    throw new QueryError(400, 'Request_UnsupportedQuery', `Invalid page size specified: '${raw}'. Must be between 1 and 999 inclusive.`);
+    throw new QueryError(
+      400,
+      'Request_UnsupportedQuery',
+      `Invalid page size specified: '${raw}'. Must be between 1 and 999 inclusive.`,
+    );
   }
   return top;
 }
@@ -69,7 +79,8 @@ export function selection(
   const raw = options.get('$select');
   if (raw === undefined) return undefined;
   const names = raw.split(',').map((name) => name.trim());
-  if (names.some((name) => name === '')) throw new QueryError(400, 'BadRequest', `Invalid $select: '${raw}'.`);
+  if (names.some((name) => name === ''))
+    throw new QueryError(400, 'BadRequest', `Invalid $select: '${raw}'.`);
   return names.map((name) => {
     const known = extra.find((e) => e.toLowerCase() === name.toLowerCase());
     if (known) return known;
@@ -81,7 +92,11 @@ export function selection(
       throw new QueryError(501, 'NotImplemented', 'This operation target is not yet supported.');
     }
     const type = kinds.length === 1 ? `microsoft.graph.${kinds[0]}` : 'microsoft.graph.directoryObject';
-    throw new QueryError(400, 'Request_BadRequest', `Could not find a property named '${name}' on type '${type}'.`);
+    throw new QueryError(
+      400,
+      'Request_BadRequest',
+      `Could not find a property named '${name}' on type '${type}'.`,
+    );
   });
 }
 
@@ -90,7 +105,9 @@ export function selection(
  * `ConsistencyLevel: eventual` header together with `$count=true`.
  */
 export function isAdvanced(options: Map<string, string>, headers: IncomingHttpHeaders): boolean {
-  return String(headers.consistencylevel ?? '').toLowerCase() === 'eventual' && options.get('$count') === 'true';
+  return (
+    String(headers.consistencylevel ?? '').toLowerCase() === 'eventual' && options.get('$count') === 'true'
+  );
 }
 
 /** Options Graph supports that the emulation does not model: refused plainly (501), never ignored. */

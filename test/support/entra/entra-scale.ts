@@ -45,7 +45,8 @@ export function seedScaleDirectory(tenant: EntraTenant, options: ScaleOptions = 
   const depth = options.depth ?? 10;
   const perGroup = Math.min(options.membersPerGroup ?? 20, users);
   const big = Math.min(options.bigGroupMembers ?? 2_500, users);
-  if (users < 1 || groups < depth + 1 || depth < 2) throw new Error('a scale fixture needs users, and more groups than its depth');
+  if (users < 1 || groups < depth + 1 || depth < 2)
+    throw new Error('a scale fixture needs users, and more groups than its depth');
   const directory = tenant.directory;
   const guestIds: string[] = [];
   const userIds = Array.from({ length: users }, (_, i) => fixtureGuid(USER, i));
@@ -58,7 +59,9 @@ export function seedScaleDirectory(tenant: EntraTenant, options: ScaleOptions = 
       displayName: `Person ${i}`,
       givenName: `Given${i}`,
       surname: `Family${i}`,
-      userPrincipalName: guest ? `guest${i}_partner.example#EXT#@${tenant.domain}` : `person${i}@${tenant.domain}`,
+      userPrincipalName: guest
+        ? `guest${i}_partner.example#EXT#@${tenant.domain}`
+        : `person${i}@${tenant.domain}`,
       userType: guest ? 'Guest' : 'Member',
       employeeId: `E${String(i).padStart(6, '0')}`,
       department: `Department ${i % 40}`,
@@ -90,9 +93,21 @@ export function seedScaleDirectory(tenant: EntraTenant, options: ScaleOptions = 
   const bigGroupId = groupIds[depth] as string;
   for (let i = 0; i < big; i++) link(bigGroupId, userIds[users - 1 - i] as string);
   const otherMembers = {
-    device: directory.insert('device', { displayName: 'Kiosk 1', accountEnabled: true, operatingSystem: 'Windows' }, fixtureGuid(OTHER, 1)).id,
-    orgContact: directory.insert('orgContact', { displayName: 'Supplier contact', mail: 'contact@supplier.example' }, fixtureGuid(OTHER, 2)).id,
-    servicePrincipal: directory.insert('servicePrincipal', { displayName: 'Robot', appId: fixtureGuid(OTHER, 4), accountEnabled: true }, fixtureGuid(OTHER, 3)).id,
+    device: directory.insert(
+      'device',
+      { displayName: 'Kiosk 1', accountEnabled: true, operatingSystem: 'Windows' },
+      fixtureGuid(OTHER, 1),
+    ).id,
+    orgContact: directory.insert(
+      'orgContact',
+      { displayName: 'Supplier contact', mail: 'contact@supplier.example' },
+      fixtureGuid(OTHER, 2),
+    ).id,
+    servicePrincipal: directory.insert(
+      'servicePrincipal',
+      { displayName: 'Robot', appId: fixtureGuid(OTHER, 4), accountEnabled: true },
+      fixtureGuid(OTHER, 3),
+    ).id,
   };
   for (const member of Object.values(otherMembers)) link(fixtureGuid(GROUP, 0), member);
   const roots = Array.from({ length: Math.ceil(groups / depth) }, (_, k) => fixtureGuid(GROUP, k * depth));

@@ -24,7 +24,11 @@ export interface EntraGraphServer extends EntraTenantControl {
   setTokenLifetime(seconds: number): void;
   revokeTokens(clientId?: string): void;
   setMaxAssertionLifetime(seconds: number): void;
-  setDeltaPaging(paging: { objectsPerPage?: number; membersPerPage?: number; removedInInitialRound?: boolean }): void;
+  setDeltaPaging(paging: {
+    objectsPerPage?: number;
+    membersPerPage?: number;
+    removedInInitialRound?: boolean;
+  }): void;
   setDeltaTokenMaxAge(ms: number): void;
   setDeltaChaos(chaos: DeltaChaos): void;
   failDeltaLinks(
@@ -44,7 +48,6 @@ export interface EntraGraphServer extends EntraTenantControl {
   requests(): EntraRequestRecord[];
   close(): Promise<void>;
 }
-
 
 export interface EntraGraphOptions {
   /** The default tenant's primary domain (default `contoso.onmicrosoft.com`). */
@@ -71,9 +74,15 @@ export async function startEntraGraph(options: EntraGraphOptions = {}): Promise<
     return tenantControl(tenant, entra.loginUrl);
   };
   const main = addTenant(options.domain ?? 'contoso.onmicrosoft.com');
-  const positive = (n: number, what: string) => {
-    if (!Number.isInteger(n) || n < 1) throw new Error(`${what} must be a positive whole number, not ${n}`);
-    return n;
+  const close = async () => {
+    const closing = [login, graph].map(
+      (server) =>
+        new Promise<void>((resolve) => {
+          server.closeAllConnections();
+          server.close(() => resolve());
+        }),
+    );
+    await Promise.all(closing);
   };
   return {
     ...main,
@@ -81,22 +90,46 @@ export async function startEntraGraph(options: EntraGraphOptions = {}): Promise<
     graphUrl: entra.graphUrl,
     scope: `${entra.graphUrl}/.default`,
     clock: { now: () => entra.clock.now(), advance: (ms) => entra.clock.advance(ms) },
-    addTenant: (tenantOptions = {}) => addTenant(tenantOptions.domain ?? `tenant${entra.tenants.size + 1}.onmicrosoft.com`),
-    setTokenLifetime: (seconds) => void (entra.tokens.lifetimeSeconds = positive(seconds, 'a token lifetime')),
+    addTenant: (more = {}) => addTenant(more.domain ?? `tenant${entra.tenants.size + 1}.onmicrosoft.com`),
+    ...settingsControl(entra, main.tenantId),
+    requests: () => [...entra.log],
+    close,
+  };
+}
+
+type Settings = Omit<
+  EntraGraphServer,
+  keyof EntraTenantControl | 'loginUrl' | 'graphUrl' | 'scope' | 'clock' | 'addTenant' | 'requests' | 'close'
+>;
+
+/** Knobs of the whole emulation: token and assertion lifetimes, delta, lists, faults, throttling. */
+function settingsControl(entra: EntraEmulation, mainTenantId: string): Settings {
+  const delta = entra.delta.settings;
+  return {
+    setTokenLifetime: (seconds) =>
+      void (entra.tokens.lifetimeSeconds = positive(seconds, 'a token lifetime')),
     revokeTokens: (clientId) => entra.tokens.revokeAll(clientId),
-    setMaxAssertionLifetime: (seconds) => void (entra.maxAssertionLifetimeSeconds = positive(seconds, 'an assertion lifetime')),
+    setMaxAssertionLifetime: (s) =>
+      void (entra.maxAssertionLifetimeSeconds = positive(s, 'an assertion lifetime')),
     setDeltaPaging: (paging) => {
-      const settings = entra.delta.settings;
-      if (paging.objectsPerPage !== undefined) settings.objectsPerPage = positive(paging.objectsPerPage, 'objectsPerPage');
-      if (paging.membersPerPage !== undefined) settings.membersPerPage = positive(paging.membersPerPage, 'membersPerPage');
-      if (paging.removedInInitialRound !== undefined) settings.removedInInitialRound = paging.removedInInitialRound;
+      if (paging.objectsPerPage !== undefined)
+        delta.objectsPerPage = positive(paging.objectsPerPage, 'objectsPerPage');
+      if (paging.membersPerPage !== undefined)
+        delta.membersPerPage = positive(paging.membersPerPage, 'membersPerPage');
+      if (paging.removedInInitialRound !== undefined)
+        delta.removedInInitialRound = paging.removedInInitialRound;
     },
-    setDeltaTokenMaxAge: (ms) => void (entra.delta.settings.tokenMaxAgeMs = positive(ms, 'a delta token age')),
+    setDeltaTokenMaxAge: (ms) => void (delta.tokenMaxAgeMs = positive(ms, 'a delta token age')),
     setDeltaChaos: (chaos) => entra.delta.setChaos(chaos),
-    failDeltaLinks: (failure, failOptions = {}) => {
+    failDeltaLinks: (failure, options = {}) => {
       const code = failure.status === 410 ? 'resyncRequired' : failure.code;
-      const count = positive(failOptions.count ?? 1, 'a failure count');
-      entra.delta.failures.push({ status: failure.status, code, remaining: count, ...(failOptions.resource ? { resource: failOptions.resource } : {}) });
+      const remaining = positive(options.count ?? 1, 'a failure count');
+      entra.delta.failures.push({
+        status: failure.status,
+        code,
+        remaining,
+        ...(options.resource ? { resource: options.resource } : {}),
+      });
     },
     setListScanLimit: (entries) => void (entra.lists.scanLimit = positive(entries, 'a scan limit')),
     faults: {
@@ -106,21 +139,15 @@ export async function startEntraGraph(options: EntraGraphOptions = {}): Promise<
       clear: () => entra.faults.clear(),
     },
     setResourceUnitQuota: (units) => void (entra.buckets.quota = units),
-    drainResourceUnits: (clientId, tenantId) => entra.buckets.drain(`${tenantId ?? main.tenantId}/${clientId}`),
+    drainResourceUnits: (clientId, tenantId) =>
+      entra.buckets.drain(`${tenantId ?? mainTenantId}/${clientId}`),
     setLinkOrigin: (origin) => void (entra.linkOrigin = origin?.replace(/\/$/, '')),
-    requests: () => [...entra.log],
-    close: async () => {
-      await Promise.all(
-        [login, graph].map(
-          (server) =>
-            new Promise<void>((resolve) => {
-              server.closeAllConnections();
-              server.close(() => resolve());
-            }),
-        ),
-      );
-    },
   };
+}
+
+function positive(n: number, what: string): number {
+  if (!Number.isInteger(n) || n < 1) throw new Error(`${what} must be a positive whole number, not ${n}`);
+  return n;
 }
 
 export type { DeltaChaos, DeltaResource, EntraRequestRecord, EntraTenantControl, FaultReply, FaultTarget };

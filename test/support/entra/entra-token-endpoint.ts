@@ -40,11 +40,14 @@ export function answerToken(
   const refuse = (r: Refusal) => stsError(endpoint.clock, ids, r.status, r.error, r.code, r.message);
   const segment = PATH.exec(request.path)?.[1];
   if (segment === undefined) return { reply: { status: 404, body: { error: 'not_found' } } };
-  const tenant = endpoint.tenant(decodeURIComponent(segment));
-  if (!tenant) return { reply: refuse(unknownTenant(decodeURIComponent(segment))) };
+  const tenant = endpoint.tenant(segment);
+  if (!tenant) return { reply: refuse(unknownTenant(segment)) };
   if (request.method !== 'POST') {
     const message = `The endpoint only accepts POST, OPTIONS requests. Received a ${request.method} request.`;
-    return { reply: refuse({ status: 400, error: 'invalid_request', code: 900561, message }), tenantId: tenant.id };
+    return {
+      reply: refuse({ status: 400, error: 'invalid_request', code: 900561, message }),
+      tenantId: tenant.id,
+    };
   }
   const form = /^application\/x-www-form-urlencoded\b/i.test(request.contentType)
     ? new URLSearchParams(request.body)
@@ -83,14 +86,17 @@ function grant(
   }
   if (secret !== null) return checkSecret(endpoint, tenant.apps, app, secret);
   if (assertion === null) {
-    const message = "The request body must contain the following parameter: 'client_assertion' or 'client_secret'.";
+    const message =
+      "The request body must contain the following parameter: 'client_assertion' or 'client_secret'.";
     return { status: 401, error: 'invalid_client', code: 7000218, message };
   }
   if (form.get('client_assertion_type') !== JWT_BEARER) {
     const message = "The parameter 'client_assertion_type' is empty or not valid.";
     return { status: 400, error: 'invalid_request', code: 90100, message };
   }
-  const audiences = [tenant.id, tenant.domain, segment].map((t) => `${endpoint.loginUrl}/${t}/oauth2/v2.0/token`);
+  const audiences = [tenant.id, tenant.domain, segment].map(
+    (t) => `${endpoint.loginUrl}/${t}/oauth2/v2.0/token`,
+  );
   const refused = checkAssertion(assertion, {
     app,
     audiences,
@@ -109,7 +115,8 @@ function checkScope(endpoint: TokenEndpoint, tenant: EntraTenant, scope: string)
     return { status: 400, error: 'invalid_scope', code: 1002012, message };
   }
   if (scopes.length > 1) {
-    const message = "The provided value for the input parameter 'scope' isn't valid because it contains more than one resource.";
+    const message =
+      "The provided value for the input parameter 'scope' isn't valid because it contains more than one resource.";
     return { status: 400, error: 'invalid_scope', code: 700022, message };
   }
   const resource = (scopes[0] as string).slice(0, -'/.default'.length);
@@ -120,7 +127,12 @@ function checkScope(endpoint: TokenEndpoint, tenant: EntraTenant, scope: string)
   return { status: 400, error: 'invalid_resource', code: 500011, message };
 }
 
-function checkSecret(endpoint: TokenEndpoint, apps: AppRegistry, app: AppRegistration, value: string): Refusal | AppRegistration {
+function checkSecret(
+  endpoint: TokenEndpoint,
+  apps: AppRegistry,
+  app: AppRegistration,
+  value: string,
+): Refusal | AppRegistration {
   const secret = apps.matchSecret(app, value);
   if (!secret) {
     const message =
@@ -166,7 +178,8 @@ function unknownApp(clientId: string, tenant: EntraTenant): Refusal {
 
 function unknownTenant(segment: string): Refusal {
   if (['common', 'consumers'].includes(segment.toLowerCase())) {
-    const message = 'The grant type is not supported over the /common or /consumers endpoints. Please use the /organizations or tenant-specific endpoint.';
+    const message =
+      'The grant type is not supported over the /common or /consumers endpoints. Please use the /organizations or tenant-specific endpoint.';
     return { status: 400, error: 'invalid_request', code: 9001023, message };
   }
   const message =
