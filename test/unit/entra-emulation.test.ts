@@ -71,6 +71,9 @@ describe('the Entra emulation', () => {
       body: JSON.stringify(form),
     });
     expect(await json.json()).toMatchObject({ error: 'invalid_request', error_codes: [900144] });
+    const { client_secret: secret, ...rest } = form;
+    const basic = `Basic ${Buffer.from(`${form.client_id}:${encodeURIComponent(secret)}`).toString('base64')}`;
+    expect((await tokenRequest(rest, { headers: { authorization: basic } })).status).toBe(200);
     const grant = await tokenRequest({ ...form, grant_type: 'password' });
     expect(grant).toMatchObject({ status: 400, body: { error: 'unsupported_grant_type' } });
     const secretLifetime = entra.addSecret(app.clientId, { lifetimeSeconds: 60 });

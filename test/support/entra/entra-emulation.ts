@@ -10,7 +10,7 @@ import { graphError, stsError, type Reply, type RequestIds } from './entra-repli
 import { StateTokens } from './entra-state-token.js';
 import type { EntraTenant } from './entra-tenant.js';
 import { ResourceUnitBuckets } from './entra-throttle.js';
-import { answerToken, type TokenEndpoint } from './entra-token-endpoint.js';
+import { answerToken, type TokenEndpoint, type TokenRequest } from './entra-token-endpoint.js';
 
 /** A request the emulation answered (no body, no header: secrets never reach the record). */
 export interface EntraRequestRecord {
@@ -58,22 +58,17 @@ export class EntraEmulation implements GraphService, TokenEndpoint {
 
   async login(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const ids = idsOf(req);
-    const body = await readBody(req);
+    const request: TokenRequest = {
+      method: req.method ?? 'GET',
+      path: new URL(req.url ?? '/', 'http://login').pathname,
+      contentType: req.headers['content-type'] ?? '',
+      body: await readBody(req),
+      ...(req.headers.authorization !== undefined ? { authorization: req.headers.authorization } : {}),
+    };
     const fault = this.faults.pick('token');
     const answer = fault
       ? { reply: tokenFault(this.clock, ids, fault) }
-      : this.guarded(ids, () =>
-          answerToken(
-            this,
-            {
-              method: req.method ?? 'GET',
-              path: new URL(req.url ?? '/', 'http://login').pathname,
-              contentType: req.headers['content-type'] ?? '',
-              body,
-            },
-            ids,
-          ),
-        );
+      : this.guarded(ids, () => answerToken(this, request, ids));
     this.send(res, 'login', req, ids, answer);
   }
 

@@ -26,6 +26,8 @@ export interface TokenRequest {
   path: string;
   contentType: string;
   body: string;
+  /** The `Authorization` header: client_secret_basic (RFC 6749 §2.3.1) sends the secret there. */
+  authorization?: string;
 }
 
 const JWT_BEARER = 'urn:ietf:params:oauth:client-assertion-type:jwt-bearer';
@@ -52,6 +54,8 @@ export function answerToken(
   const form = /^application\/x-www-form-urlencoded\b/i.test(request.contentType)
     ? new URLSearchParams(request.body)
     : new URLSearchParams();
+  const basic = basicCredentials(form, request.authorization);
+  if (basic) return { reply: refuse(basic), tenantId: tenant.id };
   const clientId = form.get('client_id') ?? undefined;
   const outcome = grant(endpoint, tenant, form, segment);
   const reply = 'code' in outcome ? refuse(outcome) : success(endpoint, tenant, outcome);
@@ -161,6 +165,26 @@ function success(endpoint: TokenEndpoint, tenant: EntraTenant, app: AppRegistrat
       access_token: endpoint.tokens.issue(tenant.id, app.clientId, app.permissions),
     },
   };
+}
+
+/**
+ * client_secret_basic: `Basic base64(urlencode(client_id):urlencode(secret))`, folded into the
+ * form; a secret sent both ways, or two different client ids, is refused.
+ */
+function basicCredentials(form: URLSearchParams, authorization: string | undefined): Refusal | undefined {
+  const encoded = /^Basic\s+(\S+)$/i.exec(authorization ?? '')?.[1];
+  if (encoded === undefined) return undefined;
+  const [id, secret] = Buffer.from(encoded, 'base64').toString('utf8').split(':', 2);
+  const clientId = decodeURIComponent((id ?? '').replace(/\+/g, ' '));
+  const sentId = form.get('client_id');
+  if (secret === undefined || form.has('client_secret') || (sentId !== null && sentId !== clientId)) {
+    const message =
+      'The client credentials were sent more than once or do not agree (Authorization header and body).';
+    return { status: 400, error: 'invalid_request', code: 90023, message };
+  }
+  form.set('client_id', clientId);
+  form.set('client_secret', decodeURIComponent(secret.replace(/\+/g, ' ')));
+  return undefined;
 }
 
 function missing(name: string): Refusal {
