@@ -18,6 +18,7 @@ import type { Reply } from './entra-replies.js';
  */
 export function routeGraph(call: GraphCall, lists: ListSettings, delta: DeltaEndpoint): Reply {
   const [collection, id, relation, ...rest] = call.path;
+  if (rest[0]?.startsWith('microsoft.graph.')) return unmodelled(call, `the cast ${rest[0]}`);
   if (rest.length > 0) return unknownSegment(call, rest[0] as string);
   if (collection === 'users') {
     if (id === undefined) return listDirectory(call, 'user', lists);
