@@ -61,7 +61,7 @@
  * a `Location` that restarts the round).
  *
  * Lists — `setListScanLimit(n)`: entries a list page looks at beyond `$top` before answering,
- * possibly with no items and a next link (default 1000).
+ * possibly with no items and a next link (default 50,000: lower it to see such pages).
  *
  * Faults and throttling — `faults.next(count, reply, target?)`, `faults.every(n, reply, target?)`,
  * `faults.randomly(fraction, seed, reply, target?)`, `faults.clear()`; reply `{ status: 429 | 503 |

@@ -27,8 +27,8 @@ export function directoryControl(tenant: EntraTenant): DirectoryControl {
   const now = () => new Date(directory.clock.now()).toISOString();
   const change = (what: string, apply: () => void) => tenant.change(what, apply);
   const read = <T>(f: () => T): T => {
-    tenant.checkFailures();
     tenant.settle();
+    tenant.checkFailures();
     return f();
   };
   const create = (kind: ObjectKind, props: Props, id = newGuid()): ObjectView => {

@@ -43,7 +43,7 @@ export class EntraEmulation implements GraphService, TokenEndpoint {
     removedInInitialRound: true,
     tokenMaxAgeMs: 7 * 86_400_000,
   });
-  readonly lists = { scanLimit: 1_000 };
+  readonly lists = { scanLimit: 50_000 };
   readonly log: EntraRequestRecord[] = [];
   maxAssertionLifetimeSeconds = 3_600;
   linkOrigin: string | undefined;

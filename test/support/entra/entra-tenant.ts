@@ -33,8 +33,8 @@ export class EntraTenant {
    * when applied is reported by the next control call (`checkFailures`).
    */
   change(what: string, apply: () => void): void {
-    this.checkFailures();
     this.settle();
+    this.checkFailures();
     if (this.replicationLagMs <= 0 && this.pending.length === 0) {
       apply();
       return;
