@@ -85,48 +85,41 @@ export class DeltaEndpoint {
 
   private changesSince(call: GraphCall, resource: DeltaResource, token: string): Reply {
     const state = call.stateTokens.open(token);
-    if (
-      state?.k !== 'link' ||
-      state.t !== call.tenant.id ||
-      state.r !== resource ||
-      typeof state.s !== 'number'
-    ) {
+    const valid = state?.k === 'link' && state.t === call.tenant.id && state.r === resource;
+    if (!state || !valid || typeof state.s !== 'number') {
       return fail(call, 400, 'Request_BadRequest', 'The delta token is not valid.');
     }
+    const refused = this.refusal(call, resource, state);
+    if (refused) return refused;
+    const at = { s: state.s, h: call.tenant.directory.log.head(), i: 0, m: 0 };
+    return this.changes(call, specFrom(state), at);
+  }
+
+  /** A forced failure, or the token's age: 410 Gone with a restart `Location`, or a 400. */
+  private refusal(
+    call: GraphCall,
+    resource: DeltaResource,
+    state: Record<string, unknown>,
+  ): Reply | undefined {
     const forced = this.forced(resource);
     if (forced?.status === 410) {
-      const spec = specFrom(state);
-      const params: [string, string][] = spec.select ? [['$select', spec.select.join(',')]] : [];
-      const location = `${call.linkBase}/v1.0/${resource}/delta?${formatQuery([...params, ['$deltatoken', '']])}`;
-      const reply = fail(
-        call,
-        410,
-        forced.code,
-        'The delta token is no longer valid; restart with a full synchronization.',
-      );
-      return { ...reply, headers: { location } };
+      const select = specFrom(state).select;
+      const params: [string, string][] = select ? [['$select', select.join(',')]] : [];
+      const query = formatQuery([...params, ['$deltatoken', '']]);
+      const message = 'The delta token is no longer valid; restart with a full synchronization.';
+      const reply = fail(call, 410, forced.code, message);
+      return { ...reply, headers: { location: `${call.linkBase}/v1.0/${resource}/delta?${query}` } };
     }
-    if (forced)
-      return fail(
-        call,
-        forced.status,
-        forced.code,
-        'The delta token is no longer valid, and the app must reset the sync state.',
-      );
+    if (forced) {
+      const message = 'The delta token is no longer valid, and the app must reset the sync state.';
+      return fail(call, forced.status, forced.code, message);
+    }
     if (call.clock.now() - Number(state.at) > this.settings.tokenMaxAgeMs) {
-      return fail(
-        call,
-        400,
-        'syncStateNotFound',
-        'The sync state generation is not found. The delta token is expired and data must be synchronized again.',
-      );
+      const message =
+        'The sync state generation is not found. The delta token is expired and data must be synchronized again.';
+      return fail(call, 400, 'syncStateNotFound', message);
     }
-    return this.changes(call, specFrom(state), {
-      s: state.s,
-      h: call.tenant.directory.log.head(),
-      i: 0,
-      m: 0,
-    });
+    return undefined;
   }
 
   private changes(call: GraphCall, spec: RoundSpec, at: ChangesPosition): Reply {

@@ -40,23 +40,28 @@ export function entraFetch(server: () => EntraGraphServer) {
     const response = await fetch(url, { headers: { ...auth, ...headers } });
     return { status: response.status, headers: response.headers, body: (await response.json()) as Json };
   };
-  /** Follows a delta round to its delta link, checking each page has one link of the two. */
-  const round = async (start: string, token: string, headers: Record<string, string> = {}) => {
-    const pages: Json[] = [];
-    let url: string | undefined = start;
-    while (url) {
-      const page = await get(url, token, headers);
-      const links = ['@odata.nextLink', '@odata.deltaLink'].filter((link) => link in page.body);
-      if (page.status !== 200 || links.length !== 1) {
-        throw new Error(`a delta page answered ${page.status} with links ${links.join(', ') || 'none'}`);
-      }
-      pages.push(page.body);
-      url = page.body['@odata.nextLink'] as string | undefined;
-    }
-    const items = pages.flatMap((page) => page.value ?? []);
-    return { pages, items, deltaLink: pages.at(-1)?.['@odata.deltaLink'] as string };
-  };
+  const round = (start: string, token: string, headers: Record<string, string> = {}) =>
+    followRound(get, start, token, headers);
   return { tokenRequest, appWith, tokenFor, get, round };
+}
+
+type Get = ReturnType<typeof entraFetch>['get'];
+
+/** Follows a delta round to its delta link, checking each page has one link of the two. */
+async function followRound(get: Get, start: string, token: string, headers: Record<string, string>) {
+  const pages: Json[] = [];
+  let url: string | undefined = start;
+  while (url) {
+    const page = await get(url, token, headers);
+    const links = ['@odata.nextLink', '@odata.deltaLink'].filter((link) => link in page.body);
+    if (page.status !== 200 || links.length !== 1) {
+      throw new Error(`a delta page answered ${page.status} with links ${links.join(', ') || 'none'}`);
+    }
+    pages.push(page.body);
+    url = page.body['@odata.nextLink'] as string | undefined;
+  }
+  const items = pages.flatMap((page) => page.value ?? []);
+  return { pages, items, deltaLink: pages.at(-1)?.['@odata.deltaLink'] as string };
 }
 
 /** A client assertion (certificate-credentials.md) for `clientId`, claims overridable. */

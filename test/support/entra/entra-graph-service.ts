@@ -45,49 +45,49 @@ export function answerGraph(
   service: GraphService,
   request: GraphRequest,
 ): { reply: Reply; clientId?: string; tenantId?: string } {
-  const { clock, ids } = { clock: service.clock, ids: request.ids };
   const bearer = service.tokens.check(request.headers.authorization);
-  if ('problem' in bearer) {
-    const message = {
-      empty: 'Access token is empty.',
-      invalid: 'CompactToken parsing failed with error code: 80049217',
-      expired: 'Access token has expired or is not yet valid.',
-    }[bearer.problem];
-    const reply = graphError(clock, ids, 401, 'InvalidAuthenticationToken', message, {
-      'www-authenticate': WWW_AUTHENTICATE,
-    });
-    return { reply };
-  }
+  if ('problem' in bearer) return { reply: unauthenticated(service, request.ids, bearer.problem) };
   const { token } = bearer;
   const who = { clientId: token.clientId, tenantId: token.tenantId };
   const tenant = service.tenants.get(token.tenantId) as EntraTenant;
   tenant.settle();
   const fault = service.faults.pick('graph');
-  if (fault)
-    return {
-      reply: faultReply(service, request.ids, fault.status, retryAfterOf(fault), token.clientId, tenant),
-      ...who,
-    };
-  let options: Map<string, string>;
-  let segments: string[];
+  if (fault) {
+    const reply = faultReply(service, request.ids, fault.status, retryAfterOf(fault), token.clientId, tenant);
+    return { reply, ...who };
+  }
+  let parts: { segments: string[]; options: Map<string, string> };
   try {
-    segments = request.url.pathname.split('/').slice(1).map(decodeSegment);
-    options = queryOptions(request.url);
+    parts = {
+      segments: request.url.pathname.split('/').slice(1).map(decodeSegment),
+      options: queryOptions(request.url),
+    };
   } catch (error) {
-    return { reply: queryFailure(service, ids, error), ...who };
+    return { reply: queryFailure(service, request.ids, error), ...who };
   }
-  const [version, ...path] = segments;
-  const drawn = service.buckets.draw(
-    `${tenant.id}/${token.clientId}`,
-    requestCost(path, options),
-    tenant.directory.users.size,
-  );
-  if (drawn.retryAfter !== undefined) {
-    const reply = faultReply(service, ids, 429, drawn.retryAfter, token.clientId, tenant);
-    return { reply: { ...reply, headers: { ...drawn.headers, ...reply.headers } }, ...who };
-  }
-  const reply = route(service, request, { version: version ?? '', path, options, tenant, token });
+  const [version, ...path] = parts.segments;
+  const { options } = parts;
+  const pair = `${tenant.id}/${token.clientId}`;
+  const drawn = service.buckets.draw(pair, requestCost(path, options), tenant.directory.users.size);
+  const reply =
+    drawn.retryAfter === undefined
+      ? route(service, request, { version: version ?? '', path, options, tenant, token })
+      : faultReply(service, request.ids, 429, drawn.retryAfter, token.clientId, tenant);
   return { reply: { ...reply, headers: { ...drawn.headers, ...reply.headers } }, ...who };
+}
+
+function unauthenticated(
+  service: GraphService,
+  ids: RequestIds,
+  problem: 'empty' | 'invalid' | 'expired',
+): Reply {
+  const message = {
+    empty: 'Access token is empty.',
+    invalid: 'CompactToken parsing failed with error code: 80049217',
+    expired: 'Access token has expired or is not yet valid.',
+  }[problem];
+  const headers = { 'www-authenticate': WWW_AUTHENTICATE };
+  return graphError(service.clock, ids, 401, 'InvalidAuthenticationToken', message, headers);
 }
 
 function route(

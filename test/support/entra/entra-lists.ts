@@ -43,14 +43,9 @@ export function listDirectory(call: GraphCall, kind: 'user' | 'group', settings:
     object.deletedAt === undefined && (!filter || filter.test(object));
   const entitySet = `${kind}s`;
   if (filter?.lookup && filter.lookup.values.length <= top && !call.options.has('$skiptoken')) {
-    const found = filter.lookup.values.flatMap((v) => {
-      const object = directory.find(v, kind);
-      return object && accept(object) ? [object] : [];
-    });
-    const body = {
-      '@odata.context': context(call, entitySet, select),
-      value: found.map((o) => listJson(o, select)),
-    };
+    const found = filter.lookup.values.flatMap((v) => directory.find(v, kind) ?? []).filter(accept);
+    const value = found.map((o) => listJson(o, select));
+    const body = { '@odata.context': context(call, entitySet, select), value };
     return { status: 200, body: advanced ? { ...body, '@odata.count': found.length } : body };
   }
   const count =
@@ -132,20 +127,8 @@ function page(
   count?: number,
 ): Reply {
   const query = queryKey(call);
-  let after = 0;
-  const skipToken = call.options.get('$skiptoken');
-  if (skipToken !== undefined) {
-    const state = call.stateTokens.open(skipToken);
-    if (
-      state?.k !== 'list' ||
-      state.q !== query ||
-      state.t !== call.tenant.id ||
-      typeof state.c !== 'number'
-    ) {
-      return badSkipToken(call);
-    }
-    after = state.c;
-  }
+  const after = resumeAfter(call, query);
+  if (after === undefined) return badSkipToken(call);
   const value: Record<string, unknown>[] = [];
   const found = set.page(
     after,
@@ -199,6 +182,15 @@ function countOf(
   accept: (o: DirectoryObject) => boolean,
 ): number {
   return set.ids().filter((id) => accept(objects.get(id) as DirectoryObject)).length;
+}
+
+/** Where the page starts: 0, the cursor of a skip token sealed for this query, or undefined. */
+function resumeAfter(call: GraphCall, query: string): number | undefined {
+  const skipToken = call.options.get('$skiptoken');
+  if (skipToken === undefined) return 0;
+  const state = call.stateTokens.open(skipToken);
+  const ours = state?.k === 'list' && state.q === query && state.t === call.tenant.id;
+  return ours && typeof state.c === 'number' ? state.c : undefined;
 }
 
 /** The request without its skip token: what a skip token is sealed for. */

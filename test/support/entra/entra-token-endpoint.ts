@@ -80,8 +80,17 @@ function grant(
   if (!app) return unknownApp(clientId, tenant);
   const scope = form.get('scope');
   if (!scope) return missing('scope');
-  const scoped = checkScope(endpoint, tenant, scope);
-  if (scoped) return scoped;
+  return checkScope(endpoint, tenant, scope) ?? authenticate(endpoint, tenant, app, form, segment);
+}
+
+/** The client's credential: a secret, or a client assertion signed by one of its certificates. */
+function authenticate(
+  endpoint: TokenEndpoint,
+  tenant: EntraTenant,
+  app: AppRegistration,
+  form: URLSearchParams,
+  segment: string,
+): Refusal | AppRegistration {
   const secret = form.get('client_secret');
   const assertion = form.get('client_assertion');
   if (secret !== null && assertion !== null) {
