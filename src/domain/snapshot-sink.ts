@@ -1,3 +1,4 @@
+import type { StoredGroupEdges } from './group-graph.js';
 import type { ProblemPath } from './snapshot-problems.js';
 import type { SnapshotKind } from './snapshot-ledger.js';
 import type { ItemOrigin } from './snapshot-validator.js';
@@ -35,6 +36,11 @@ export interface SnapshotSink {
 export interface ReadOptions {
   /** Abandons the read (e.g. a cancelled sync); it then rejects with the signal's reason. */
   signal?: AbortSignal;
+  /**
+   * The input's nested groups as the bridge keeps them between reads: a source whose change reads
+   * flatten nested groups replaces them at the end of a full read, and reads them in a change read.
+   */
+  groupEdges?: StoredGroupEdges;
 }
 
 /** A directory a full sync reads as a stream. */

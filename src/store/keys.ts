@@ -103,6 +103,10 @@ export { SCRATCH_TABLES, syncWorkParts, type ScratchTable, type SyncWorkPart } f
  *   P:input:fresh:<owner>   hash    an input's freshness: last read of its source (readAt, readKind),
  *                              newest change applied (changeAt), failures in a row, last error, missed
  *   P:input:removals:<owner> zset   "<run id>\n<count>" → time (ms): users its deltas removed, 24 h
+ *   P:input:graph:<owner>   hash    group id → its direct members as its source last stated them
+ *                              (JSON {u: user ids, g: group ids}): what a change read of a source
+ *                              with nested groups flattens from (group-edges.store.ts)
+ *   P:input:graph-up:<owner> hash   group id → the groups holding it as a direct member (JSON list)
  *   P:session:<digest>  string  a queue-board session (the SHA-256 of its cookie → the admin token's
  *                              HMAC it was opened with), expiring with the session
  *   P:q                 prefix of the BullMQ queues
@@ -191,6 +195,7 @@ export interface Keys extends OwnershipKeys {
   inputWatermark(owner: string): string;
   inputFreshness(owner: string): string;
   inputRemovals(owner: string): string;
+  inputGraph(owner: string, part: 'down' | 'up', next?: boolean): string;
   adminSession(digest: string): string;
   queuePrefix(): string;
 }
@@ -244,6 +249,8 @@ export function createKeys(prefix: string): Keys {
     inputWatermark: (owner) => `${p}:input:wm:${owner}`,
     inputFreshness: (owner) => `${p}:input:fresh:${owner}`,
     inputRemovals: (owner) => `${p}:input:removals:${owner}`,
+    inputGraph: (owner, part, next) =>
+      `${p}:input:${part === 'down' ? 'graph' : 'graph-up'}:${owner}${next === true ? ':next' : ''}`,
     adminSession: (digest) => `${p}:session:${digest}`,
     queuePrefix: () => `${p}:q`,
   };

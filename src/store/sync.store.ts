@@ -3,6 +3,7 @@ import type { IdentityKind } from '../domain/identity.js';
 import type { DesiredStateStore } from './desired-state.store.js';
 import { IdentityNameQueries } from './identity-names.queries.js';
 import type { Keys } from './keys.js';
+import { GroupEdgesStore } from './group-edges.store.js';
 import type { ReconcileStateStore } from './reconcile-state.store.js';
 import type { RedisClient } from './redis-connection.js';
 import { sliceSortedSet } from './redis-iterate.js';
@@ -96,6 +97,11 @@ export class SyncStore {
     });
     const options = ids.length === 0 ? {} : { events: { source: owner, ids, ttlSeconds: EVENT_TTL_SECONDS } };
     await this.desired.apply(indexed, { owner, ...options });
+  }
+
+  /** The input's nested groups as its last read left them (group-edges.store.ts). */
+  groupEdges(owner: string): GroupEdgesStore {
+    return new GroupEdgesStore(this.redis, this.keys, owner);
   }
 
   /** Of these ids, which are desired identities of `owner`. */

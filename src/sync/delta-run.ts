@@ -60,11 +60,11 @@ export async function runDelta(deps: DeltaDeps, owner: Owner): Promise<DeltaOutc
   const watermark = await deps.store.deltas.watermark(owner);
   try {
     if (!watermark) {
-      await input.read.position();
+      await input.read.position({ groupEdges: deps.store.groupEdges(owner) });
       return await fullSync(deps, owner, 'the input has no watermark yet', log);
     }
     const started = Date.now();
-    const read = await input.read.changesSince(watermark);
+    const read = await input.read.changesSince(watermark, { groupEdges: deps.store.groupEdges(owner) });
     // A full sync that started while this read ran reads the same input, newer than this read:
     // applied after it, these changes would bring older values back. It is left to that sync.
     if (await deps.store.records.activeSyncId(owner)) return 'busy';

@@ -162,7 +162,8 @@ async function readSource(
   });
   stager.onFirstUser = gate.startListing;
   // A source that fails mid-stream: its batches settle before the run ends and deletes its work.
-  await reader.stream(stager, { signal: run.cancel.signal }).catch(async (error: unknown) => {
+  const groupEdges = run.scope === undefined ? {} : { groupEdges: deps.store.groupEdges(run.scope) };
+  await reader.stream(stager, { signal: run.cancel.signal, ...groupEdges }).catch(async (error: unknown) => {
     await stager.settle();
     throw error;
   });

@@ -88,6 +88,7 @@ function alternateKeys(tag: string): Keys {
     inputWatermark: (owner) => `${tag}/inputs/watermark/${owner}`,
     inputFreshness: (owner) => `${tag}/inputs/freshness/${owner}`,
     inputRemovals: (owner) => `${tag}/inputs/removals/${owner}`,
+    inputGraph: (owner, part, next) => `${tag}/inputs/graph/${part}/${owner}${next === true ? '/next' : ''}`,
     adminSession: (digest) => `${tag}/sessions/${digest}`,
     queuePrefix: () => `${tag}/q`,
   };
