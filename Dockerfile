@@ -17,8 +17,14 @@
 # registry lacks some optional platform packages (the msgpackr-extract builds that bullmq pulls in
 # for other operating systems) makes `npm ci` report it out of sync. `npm install` honours the
 # lockfile for everything present.
+#
+# Every stage is the official Node.js 24 LTS image on Debian 13 (trixie, Debian's stable release),
+# pinned to the minor release that the tests run on: tools/node/package.json pins that release for
+# the npm scripts of a checkout, and test/docker/dockerfile.test.ts keeps the two the same. The
+# build stage's install also fetches that Node.js build for its npm scripts (a dev dependency); the
+# runtime stage gets production dependencies only.
 
-FROM node:20-bookworm-slim AS build
+FROM node:24.21-trixie-slim AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
 COPY reference-target/package.json ./reference-target/
@@ -30,7 +36,7 @@ COPY tools ./tools
 COPY src ./src
 RUN npm run build
 
-FROM node:20-bookworm-slim AS deps
+FROM node:24.21-trixie-slim AS deps
 WORKDIR /app
 ENV NODE_ENV=production
 COPY package.json package-lock.json ./
@@ -38,9 +44,9 @@ COPY reference-target/package.json ./reference-target/
 RUN npm install --omit=dev --no-audit --no-fund \
   && npm cache clean --force
 
-FROM node:20-bookworm-slim
+FROM node:24.21-trixie-slim
 
-ARG VERSION=0.1.0
+ARG VERSION=0.2.0
 ARG REVISION=unknown
 ARG CREATED=unknown
 ARG SOURCE=""
@@ -52,7 +58,7 @@ LABEL org.opencontainers.image.title="scim-bridge" \
   org.opencontainers.image.revision="${REVISION}" \
   org.opencontainers.image.created="${CREATED}" \
   org.opencontainers.image.source="${SOURCE}" \
-  org.opencontainers.image.base.name="docker.io/library/node:20-bookworm-slim"
+  org.opencontainers.image.base.name="docker.io/library/node:24.21-trixie-slim"
 
 # tini runs as PID 1: it forwards SIGTERM to node (graceful shutdown, SHUTDOWN_TIMEOUT_SECONDS)
 # and reaps zombies. A fixed numeric user lets Kubernetes verify runAsNonRoot without a lookup.

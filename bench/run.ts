@@ -18,6 +18,8 @@ if (names.length === 0) {
   process.exit(1);
 }
 
+// The figures depend on the runtime: every process a bench starts runs on this one (process.execPath).
+console.log(`Node.js ${process.version} (${process.execPath})`);
 for (const name of names) {
   console.log(`\n=== ${name} ===`);
   const module = (await import(`./${name}.bench.ts`)) as { default: () => Promise<void> };

@@ -1,5 +1,6 @@
 /**
- * The first step of `npm test`: checks what the tests need from the machine (tools/test-prerequisites.ts)
+ * The first step of `npm test`: checks that it runs on the Node.js package.json names
+ * (tools/node-version.ts), then what the tests need from the machine (tools/test-prerequisites.ts)
  * and, where something is missing, installs it with apt-get when it runs as root (as in CI), or stops
  * with one line naming the command to run — never a suite that fails half-way for want of a binary.
  * Silent when all is there.
@@ -7,7 +8,17 @@
  *   npx tsx tools/test-setup.ts
  */
 import { spawnSync } from 'node:child_process';
+import { enginesNode, nodeVersionProblem } from './node-version.js';
 import { decideSetup, holdServiceStarts, probeMachine, stillMissingLine } from './test-prerequisites.js';
+
+const wrongNode = nodeVersionProblem(
+  process.versions.node,
+  enginesNode(new URL('../package.json', import.meta.url)),
+);
+if (wrongNode) {
+  process.stderr.write(`${wrongNode}\n`);
+  process.exit(1);
+}
 
 const root = process.getuid?.() === 0;
 const decision = decideSetup(probeMachine(process.env, root));

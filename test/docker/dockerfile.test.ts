@@ -5,6 +5,8 @@ import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { run as lintDockerfile } from 'dockerfilelint';
 import { afterEach, describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { pinnedNode } from '../../tools/node-version.js';
 
 /**
  * The Dockerfile, read as text (no Docker engine here): dockerfilelint finds nothing, the stages and
@@ -14,6 +16,10 @@ import { afterEach, describe, expect, it } from 'vitest';
 
 const REPO_DIR = fileURLToPath(new URL('../../', import.meta.url));
 const text = readFileSync(`${REPO_DIR}Dockerfile`, 'utf8');
+const manifest = z
+  .object({ version: z.string() })
+  .parse(JSON.parse(readFileSync(`${REPO_DIR}package.json`, 'utf8')));
+const testedNode = pinnedNode(`${REPO_DIR}tools/node/package.json`);
 
 interface Instruction {
   keyword: string;
@@ -54,9 +60,14 @@ describe('Dockerfile', () => {
     expect(lintDockerfile(REPO_DIR, text)).toEqual([]);
   });
 
-  it('builds in stages from the Node 20 LTS slim image', () => {
+  it('builds every stage from the official slim image of the Node.js minor release the tests run on', () => {
+    const [major, minor] = testedNode.split('.');
+    const image = `node:${major}.${minor}-trixie-slim`;
     expect(all.length).toBeGreaterThanOrEqual(2);
-    for (const stage of all) expect(stage.from).toBe('node:20-bookworm-slim');
+    for (const stage of all) expect(stage.from).toBe(image);
+    expect(args(runtime, 'LABEL').join(' ')).toContain(
+      `org.opencontainers.image.base.name="docker.io/library/${image}"`,
+    );
     const build = all.find((s) => s.name === 'build');
     expect(build && args(build, 'RUN')).toEqual(['npm install --no-audit --no-fund', 'npm run build']);
   });
@@ -91,11 +102,13 @@ describe('Dockerfile', () => {
     expect(args(runtime, 'EXPOSE')).toEqual(['8080']);
   });
 
-  it('labels the image with the OCI annotations', () => {
+  it('labels the image with the OCI annotations, the package version by default', () => {
     const labels = args(runtime, 'LABEL').join(' ');
     for (const key of ['title', 'description', 'licenses', 'version', 'revision', 'source', 'created']) {
       expect(labels).toContain(`org.opencontainers.image.${key}=`);
     }
+    expect(labels).toContain('org.opencontainers.image.version="${VERSION}"');
+    expect(args(runtime, 'ARG')).toContain(`VERSION=${manifest.version}`);
   });
 
   it('sends only the build inputs to the build context', () => {

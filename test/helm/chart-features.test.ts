@@ -141,7 +141,7 @@ describe('helm chart roles and scaling', () => {
     const { manifests } = renderChart(renderer, [valuesSet('production.yaml')]);
     for (const d of deployments(manifests)) {
       expect(container(d).image).toBe(
-        'registry.example.com/identity/scim-bridge:0.1.0@sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef',
+        'registry.example.com/identity/scim-bridge:0.2.0@sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef',
       );
       expect(container(d).volumeMounts).toContainEqual({
         name: 'ldap-ca',

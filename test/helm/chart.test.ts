@@ -3,6 +3,7 @@ import { CATALOG } from '../../src/sources/registry.js';
 import { join } from 'node:path';
 import { Ajv } from 'ajv';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { z } from 'zod';
 import { loadConfig, type Env } from '../../src/config/load-config.js';
 import { isBridgeError } from '../../src/domain/errors.js';
 import { settingsFor } from '../../src/config/settings.js';
@@ -206,6 +207,16 @@ describe.each(VALUE_SETS)('helm chart with %s', (_name, files) => {
 
   it('renders NOTES.txt naming the release', () => {
     expect(r.notes).toContain('release acme in namespace identity');
+  });
+});
+
+describe('helm chart image', () => {
+  it('is by default the image of the package version, the appVersion of the chart', () => {
+    const { version } = z
+      .object({ version: z.string() })
+      .parse(JSON.parse(readFileSync(join(REPO_DIR, 'package.json'), 'utf8')));
+    const images = deployments(renderChart(renderer, []).manifests).map((d) => container(d).image);
+    expect(images).toEqual([`scim-bridge:${version}`, `scim-bridge:${version}`]);
   });
 });
 
