@@ -1,5 +1,4 @@
 import { z } from 'zod';
-import type { SettingKind } from './settings.js';
 
 /**
  * What the configuration needs to know of the inputs' own settings, handed to loadConfig by the
@@ -8,6 +7,9 @@ import type { SettingKind } from './settings.js';
  * that set it, which of its settings are secrets, and the rules across them — so that the schema,
  * the settings table, the secret list and the documentation derive from one declaration.
  */
+
+/** How an environment variable's text is read. */
+export type SettingKind = 'string' | 'integer' | 'boolean' | 'list';
 
 /** An environment variable that sets one setting of a section (`key` is its path in the section). */
 export interface EnvSetting {

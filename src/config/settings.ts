@@ -1,4 +1,6 @@
-import type { SectionSettings, SettingsCatalog } from './catalog.js';
+import type { SectionSettings, SettingKind, SettingsCatalog } from './catalog.js';
+
+export type { SettingKind } from './catalog.js';
 
 /**
  * The table of settings that environment variables can set: variable → path in the nested config,
@@ -6,8 +8,6 @@ import type { SectionSettings, SettingsCatalog } from './catalog.js';
  * config/default.yaml holds the defaults. This table names the bridge's own variables; each input
  * kind declares its own (catalog.ts), and settingsFor puts them together.
  */
-
-export type SettingKind = 'string' | 'integer' | 'boolean' | 'list';
 
 export interface Setting {
   env: string;

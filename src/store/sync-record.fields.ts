@@ -1,5 +1,57 @@
 import type { Watermark } from '../domain/input.js';
-import type { SyncProgress, SyncRecord, SyncState } from './sync-record.store.js';
+import type { SyncError } from '../domain/sync-error.js';
+
+export type SyncState = 'queued' | 'running' | 'awaiting-approval' | 'completed' | 'failed';
+export type SyncPhase =
+  'queued' | 'reading-source' | 'listing-target' | 'planning' | 'applying' | 'awaiting-approval' | 'done';
+
+export interface SyncProgress {
+  phase: SyncPhase;
+  done: number;
+  total: number;
+}
+
+/** A full reconciliation as GET /admin/sync/{jobId} shows it (SPEC §6). */
+export interface SyncRecord {
+  jobId: string;
+  state: SyncState;
+  dryRun: boolean;
+  trigger: string;
+  createdAt: string;
+  startedAt?: string;
+  finishedAt?: string;
+  progress: SyncProgress;
+  plan?: Record<string, unknown>;
+  summary?: Record<string, unknown>;
+  error?: SyncError;
+  /** The request said the directory may really be empty (SPEC §6, Guards). */
+  allowEmpty: boolean;
+  /** Records the matches as managed and writes nothing to the platform (SPEC §6). */
+  linkOnly: boolean;
+  /** The input whose identities the sync replaces (`okta`, `directory:<name>`); absent: every input's. */
+  owner?: string;
+  /** Where its users came from (`snapshot`, the DIRECTORY_SOURCE, `none`), once read. */
+  source?: string;
+  /** How many users that source listed. */
+  sourceUsers?: number;
+  /** What the sync read of its source is staged in Redis (a pushed snapshot; a directory, once read). */
+  staged?: boolean;
+  /** Where the source's delta reads continue once this sync is applied: its position as the read began. */
+  deltaFrom?: Watermark;
+  /** A preview's candidate scope and mapping (docs/scope-and-mapping.md), as the request gave it. */
+  candidate?: unknown;
+  /** The scope and mapping the sync read its input with: their fingerprint and settings. */
+  policy?: { fingerprint: string; settings: unknown };
+  /** How the sync's scope and mapping differ from the ones compared (a preview, a changed configuration). */
+  preview?: Record<string, unknown>;
+  /** Identities its input's scope and mapping could not map, left out of it: how many, the first few. */
+  skipped?: { count: number; sample: { kind: string; label: string; reason: string }[] };
+  /** Outcomes of the reconcile runs the sync waited on: "user:created" → n. */
+  outcomes: Record<string, number>;
+  /** Requests those runs sent, by method. */
+  requests: Record<string, number>;
+  cancelRequested: boolean;
+}
 
 /** A sync record as its hash stores it (keys.ts, P:sync:<id>): JSON fields parsed, counters gathered. */
 export function toRecord(jobId: string, hash: Record<string, string>): SyncRecord {

@@ -1,68 +1,16 @@
 import type { IdentityKey } from '../domain/identity.js';
 import { formatKey } from '../domain/identity.js';
-import type { Watermark } from '../domain/input.js';
 import type { Keys } from './keys.js';
 import { LuaScript } from './lua-script.js';
 import { FINISH, MIGRATE_SLOTS, START, syncRecordKeys } from './lua/sync-record.lua.js';
 import type { RedisClock } from './redis-clock.js';
 import type { RedisClient } from './redis-connection.js';
 import { storeCall } from './redis-errors.js';
-import type { SyncError } from '../domain/sync-error.js';
 import { lastPolicyOf } from './sync-policy.queries.js';
 import { lastCompletedOf } from './sync-baseline.queries.js';
-import { toRecord } from './sync-record.fields.js';
+import { toRecord, type SyncRecord, type SyncState } from './sync-record.fields.js';
 
-export type SyncState = 'queued' | 'running' | 'awaiting-approval' | 'completed' | 'failed';
-export type SyncPhase =
-  'queued' | 'reading-source' | 'listing-target' | 'planning' | 'applying' | 'awaiting-approval' | 'done';
-
-export interface SyncProgress {
-  phase: SyncPhase;
-  done: number;
-  total: number;
-}
-
-/** A full reconciliation as GET /admin/sync/{jobId} shows it (SPEC §6). */
-export interface SyncRecord {
-  jobId: string;
-  state: SyncState;
-  dryRun: boolean;
-  trigger: string;
-  createdAt: string;
-  startedAt?: string;
-  finishedAt?: string;
-  progress: SyncProgress;
-  plan?: Record<string, unknown>;
-  summary?: Record<string, unknown>;
-  error?: SyncError;
-  /** The request said the directory may really be empty (SPEC §6, Guards). */
-  allowEmpty: boolean;
-  /** Records the matches as managed and writes nothing to the platform (SPEC §6). */
-  linkOnly: boolean;
-  /** The input whose identities the sync replaces (`okta`, `directory:<name>`); absent: every input's. */
-  owner?: string;
-  /** Where its users came from (`snapshot`, the DIRECTORY_SOURCE, `none`), once read. */
-  source?: string;
-  /** How many users that source listed. */
-  sourceUsers?: number;
-  /** What the sync read of its source is staged in Redis (a pushed snapshot; a directory, once read). */
-  staged?: boolean;
-  /** Where the source's delta reads continue once this sync is applied: its position as the read began. */
-  deltaFrom?: Watermark;
-  /** A preview's candidate scope and mapping (docs/scope-and-mapping.md), as the request gave it. */
-  candidate?: unknown;
-  /** The scope and mapping the sync read its input with: their fingerprint and settings. */
-  policy?: { fingerprint: string; settings: unknown };
-  /** How the sync's scope and mapping differ from the ones compared (a preview, a changed configuration). */
-  preview?: Record<string, unknown>;
-  /** Identities its input's scope and mapping could not map, left out of it: how many, the first few. */
-  skipped?: { count: number; sample: { kind: string; label: string; reason: string }[] };
-  /** Outcomes of the reconcile runs the sync waited on: "user:created" → n. */
-  outcomes: Record<string, number>;
-  /** Requests those runs sent, by method. */
-  requests: Record<string, number>;
-  cancelRequested: boolean;
-}
+export type { SyncPhase, SyncProgress, SyncRecord, SyncState } from './sync-record.fields.js';
 
 const scripts = {
   start: new LuaScript(START),
