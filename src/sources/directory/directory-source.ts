@@ -23,4 +23,18 @@ export interface DirectorySource extends SnapshotSource {
    * or mapping that reads membership has the source read once more for its groups (policy-read.ts).
    */
   readonly attachesMembership?: boolean;
+  /**
+   * Signs in and makes one cheap read of each thing it needs (a permission, a base), each reported
+   * in plain words — a refused secret, a missing permission — for check-config: no write, nothing kept.
+   */
+  check?(options?: ReadOptions): Promise<SourceCheck[]>;
+}
+
+/** One check of what a source needs, as check-config prints it. */
+export interface SourceCheck {
+  /** What was checked: `sign-in`, `User.Read.All`, `ou=people,dc=example,dc=com`. */
+  readonly what: string;
+  readonly ok: boolean;
+  /** Why not, in plain words (never a secret). */
+  readonly detail?: string;
 }
