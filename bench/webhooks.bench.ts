@@ -1,4 +1,6 @@
 import { availableParallelism, loadavg } from 'node:os';
+import { DEFAULT_POLICY } from '../src/domain/identity-policy.js';
+import { applyPushedChanges } from '../src/sync/pushed-changes.js';
 import { Worker, isMainThread, parentPort } from 'node:worker_threads';
 import { Pool } from 'undici';
 import { buildApp } from '../src/app.js';
@@ -96,7 +98,7 @@ async function startSetup(role: Role): Promise<Setup> {
       workers.store.redis,
       {
         process: oktaEventProcessor({
-          api: workers.store.api,
+          apply: (changes) => applyPushedChanges(workers.store.api, 'okta', DEFAULT_POLICY, changes),
           readUser: (id) => workers.store.desired.getUser(id),
           logger: silentLogger(),
         }),

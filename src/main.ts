@@ -81,7 +81,7 @@ export async function startBridge(config: Config, options: StartOptions): Promis
     refreshMetrics: metricsRefresher(
       metrics,
       store,
-      inputPulls(config, inputs).map((pull) => pull.owner),
+      inputPulls(inputs).map((pull) => pull.owner),
     ),
     routes: options.role === 'worker' ? [] : featureRoutes(config, store, secrets, platform, inputs),
   });
@@ -99,6 +99,7 @@ export async function startBridge(config: Config, options: StartOptions): Promis
       await workers?.close();
       await platform.close();
       await store.close();
+      await inputs.close();
     },
   };
 }

@@ -6,7 +6,7 @@ import { redact } from './views.js';
 /** A pulled input's recurring read, as the configuration sets it. */
 export interface PullView {
   owner: string;
-  read: 'delta' | 'poll';
+  read: 'delta';
   everySeconds: number;
   watermarkKind: string;
 }

@@ -18,11 +18,15 @@ import type { ReadOne } from './source-identity.js';
 export interface Input {
   readonly owner: Owner;
   readonly kind: InputKind;
+  /** The scope and mapping its reads and pushed events are mapped by (absent: the source's own). */
+  readonly policy?: CompiledPolicy;
   readonly push?: PushCapability;
   readonly full?: FullRead;
   readonly delta?: DeltaRead;
   /** What the input says of itself now (no I/O). */
   health(): InputHealth;
+  /** Releases what it holds between reads (an API client's connections). */
+  close?(): Promise<void>;
 }
 
 /** Push inputs are named by their kind (`scim`, `events`, `okta`); every directory is a `directory`. */
@@ -91,8 +95,6 @@ export interface DeltaChanges {
   readonly newestChangeAt?: number;
   /** Entries left out before any scope (no id, not an identity), with why. */
   readonly skipped?: readonly { label: string; reason: string }[];
-  /** Changes of pushes this read brought first (Okta hooks that were missed). */
-  readonly missedPushes?: number;
 }
 
 /**
@@ -146,6 +148,10 @@ export class Inputs {
     const out = new Map<string, DeltaRead>();
     for (const input of this.byOwner.values()) if (input.delta) out.set(input.owner, input.delta);
     return out;
+  }
+
+  async close(): Promise<void> {
+    await Promise.all(this.all().map((input) => input.close?.()));
   }
 
   /** The configured directory, when it can be read: what a sync that names no input reads. */

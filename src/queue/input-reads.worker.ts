@@ -4,8 +4,8 @@ import type { RedisClient } from '../store/redis-connection.js';
 import { inputReadSchedulerId } from './job-ids.js';
 import { QUEUES } from './queue-names.js';
 
-/** A pull of an input: a delta read of its source, or a poll of its log (Okta's System Log). */
-export type InputReadName = 'delta' | 'poll';
+/** A pull of an input: a change read of its source (sync/delta-run.ts). */
+export type InputReadName = 'delta';
 
 export interface InputReadJobData {
   owner: string;
@@ -19,8 +19,8 @@ export interface InputReadSchedule {
 }
 
 export interface InputReadsDeps {
-  /** Runs one read of an input (sync/delta-run.ts; the Okta log poller). */
-  read: Partial<Record<InputReadName, (owner: string) => Promise<unknown>>>;
+  /** Runs one read of an input (sync/delta-run.ts). */
+  read: Record<InputReadName, (owner: string) => Promise<unknown>>;
   logger: Logger;
 }
 
@@ -43,13 +43,22 @@ export async function startInputReads(
   const queue = new Queue<InputReadJobData>(QUEUES.inputs, { connection, prefix: settings.queuePrefix });
   queue.on('error', () => undefined);
   await applySchedules(queue, settings.schedules);
+  // Each input's read runs beside the others' (one slow read never delays another input's), and
+  // never twice at once in this process.
+  const running = new Set<string>();
   const worker = new Worker<InputReadJobData>(
     QUEUES.inputs,
     async (job) => {
-      const read = deps.read[job.name as InputReadName];
-      if (read) await read(job.data.owner);
+      // Jobs of another name (a `poll` of Okta's System Log, before it became okta's change read) do nothing.
+      if (job.name !== 'delta' || running.has(job.data.owner)) return;
+      running.add(job.data.owner);
+      try {
+        await deps.read.delta(job.data.owner);
+      } finally {
+        running.delete(job.data.owner);
+      }
     },
-    { connection, prefix: settings.queuePrefix, concurrency: 1 },
+    { connection, prefix: settings.queuePrefix, concurrency: Math.max(1, settings.schedules.length) },
   );
   worker.on('error', (error) => deps.logger.warn({ err: error.message }, 'input reads worker error'));
   worker.on('failed', (job, error) =>

@@ -1,6 +1,5 @@
 import { Queue, type JobsOptions } from 'bullmq';
 import type { InputFreshnessStore } from '../store/input-freshness.store.js';
-import type { OktaLogStore } from '../store/okta-log.store.js';
 import type { RedisClient } from '../store/redis-connection.js';
 import { replicated } from '../store/replica-ack.js';
 import { ResilientQueue } from './resilient-queue.js';
@@ -10,9 +9,8 @@ export interface OktaEventProducerSettings {
   queuePrefix: string;
   /** Attempts of a job failing with a retryable error (Okta API down); rate limits spend none. */
   attempts?: number;
-  /** Where events are marked first seen (shared with the System Log poller), and the input's freshness. */
+  /** Where a delivery is noted as the input's freshness. */
   seen?: {
-    marks: Pick<OktaLogStore, 'markSeen'>;
     freshness: Pick<InputFreshnessStore, 'pushed'>;
     now: () => number;
   };
@@ -24,10 +22,8 @@ export const OKTA_PRODUCER_DEFAULTS = { attempts: 10 } as const;
  * Enqueues Okta events, from the hook handler and from the System Log poller. Give the hook's a
  * producer connection (no offline queue), so that a Redis outage fails the request at once (503)
  * and Okta delivers again later. A redelivered event finds its job by id (from its `uuid`) and adds
- * nothing while the job is kept; later, the store's event de-duplication skips it. Once queued,
- * each event is marked first seen by its path unless the other path marked it already (the poller
- * counts the events it saw first as missed hooks); a mark is set only after the job exists, so an
- * event whose enqueue failed is never taken for one that arrived.
+ * nothing while the job is kept; later, the store's event de-duplication skips it — also when the
+ * System Log's change read brought the event first.
  */
 export class OktaEventProducer {
   private readonly holder: ResilientQueue<Queue<OktaEventJobData>>;
@@ -55,23 +51,13 @@ export class OktaEventProducer {
     return this.holder.current;
   }
 
-  /** Events a hook delivered: queued, marked first seen by the hook, the input's freshness noted. */
+  /** Events a hook delivered: queued, the input's freshness noted. */
   async enqueue(events: readonly OktaEventJobData[]): Promise<void> {
     if (events.length === 0) return;
     await this.add(events);
     if (!this.seen) return;
-    const uuids = events.map((e) => e.uuid);
-    await this.seen.marks.markSeen(uuids, 'hook');
     const changeAt = Math.max(...events.map((e) => e.published));
     await this.seen.freshness.pushed('okta', { at: this.seen.now(), changeAt });
-  }
-
-  /** Events the System Log poller found: queued; returns the uuids it saw first (missed hooks). */
-  async enqueueMissed(events: readonly OktaEventJobData[]): Promise<string[]> {
-    if (events.length === 0) return [];
-    await this.add(events);
-    const uuids = events.map((e) => e.uuid);
-    return this.seen ? this.seen.marks.markSeen(uuids, 'poll') : uuids;
   }
 
   private async add(events: readonly OktaEventJobData[]): Promise<void> {

@@ -58,13 +58,18 @@ export function createInputs(config: Config, deps: InputDeps = {}): Inputs {
   const okta = oktaSettingsOf(config);
   const directoryDeps: DirectoryDeps = {
     ...(deps.logger ? { logger: deps.logger } : {}),
+    ...(deps.metrics ? { metrics: deps.metrics } : {}),
     ...(deps.timeoutMs === undefined ? {} : { timeoutMs: deps.timeoutMs }),
     ...(live.section ? { secret: live.section } : {}),
   };
   return new Inputs([
     scimInput(live.scimToken),
     eventsInput(live.webhookSecret),
-    oktaInput(live.oktaHookSecret, okta, live.section?.(okta, 'apiToken')),
+    oktaInput(live.oktaHookSecret, okta, {
+      ...(live.section ? { apiToken: live.section(okta, 'apiToken') } : {}),
+      ...(deps.metrics ? { metrics: deps.metrics } : {}),
+      ...(deps.logger ? { logger: deps.logger } : {}),
+    }),
     ...configuredDirectories(config).map((d, i) =>
       directoryInput(d, DIRECTORY_SOURCES, directoryDeps, prefixOf(i)),
     ),

@@ -81,12 +81,13 @@ export class SyncStore {
   /**
    * Applies an input's changes. `events`: the source's event ids their eventIndex points into: an
    * event already applied (by a hook) is skipped, atomically with the write (keys.ts, P:events:*).
+   * Returns how many of the events it applied first.
    */
   async applyChanges(
     changes: readonly DesiredChange[],
     owner: Owner,
     events?: readonly string[],
-  ): Promise<void> {
+  ): Promise<number> {
     const ids: string[] = [];
     const local = new Map<number, number>();
     const indexed = changes.map((c) => {
@@ -96,7 +97,8 @@ export class SyncStore {
       return { ...c, eventIndex: local.get(c.eventIndex) };
     });
     const options = ids.length === 0 ? {} : { events: { source: owner, ids, ttlSeconds: EVENT_TTL_SECONDS } };
-    await this.desired.apply(indexed, { owner, ...options });
+    const result = await this.desired.apply(indexed, { owner, ...options });
+    return ids.length - result.duplicates.length;
   }
 
   /** The input's nested groups as its last read left them (group-edges.store.ts). */

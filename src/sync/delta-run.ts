@@ -29,8 +29,8 @@ export interface DeltaDeps {
   deltas: ReadonlyMap<string, DeltaInput>;
   settings: { deprovisionLimit: DeprovisionLimit; sourceShrinkLimit: number };
   logger: Logger;
-  /** Told the pushes a change read brought first (Okta hooks that were missed). */
-  missedPushes?(owner: string, count: number): void;
+  /** Told how many events a change read brought before any push did (Okta hooks that were missed). */
+  missedPushes?(owner: string, count: number): Promise<void>;
 }
 
 export type DeltaOutcome = 'applied' | 'unchanged' | 'busy' | 'held' | 'full-sync' | 'failed';
@@ -77,11 +77,11 @@ export async function runDelta(deps: DeltaDeps, owner: Owner): Promise<DeltaOutc
     const delta = { ...read, ...mapped };
     if (budget && budget.within + removals > budget.limit)
       return await hold(deps, owner, input, delta, { removals, ...budget }, log);
-    await applyDelta(deps.store, owner, delta, removals, () => ({
+    const first = await applyDelta(deps.store, owner, delta, removals, () => ({
       ...cost,
       durationMs: Date.now() - started,
     }));
-    if (read.missedPushes) deps.missedPushes?.(owner, read.missedPushes);
+    if (first > 0) await deps.missedPushes?.(owner, first);
     log.info({ changes: mapped.changes.length, removals, entriesRead: read.entriesRead }, 'delta applied');
     return 'applied';
   } catch (error) {
@@ -113,9 +113,10 @@ export async function applyDelta(
   delta: Pick<HeldDelta, 'changes' | 'watermark' | 'newestChangeAt' | 'events'>,
   removals: number,
   cost?: () => ReadCost,
-): Promise<void> {
+): Promise<number> {
+  let first = 0;
   for (let i = 0; i < delta.changes.length; i += BATCH)
-    await store.applyChanges(delta.changes.slice(i, i + BATCH), owner, delta.events);
+    first += await store.applyChanges(delta.changes.slice(i, i + BATCH), owner, delta.events);
   const now = store.clock.now();
   const run = { id: randomBytes(6).toString('hex'), count: removals };
   await store.deltas.removals(owner, REMOVAL_WINDOW_MS, now, run);
@@ -127,6 +128,7 @@ export async function applyDelta(
     changeAt,
     ...(cost ? { cost: cost() } : {}),
   });
+  return first;
 }
 
 async function nothingChanged(

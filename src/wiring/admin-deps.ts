@@ -24,7 +24,7 @@ export function adminDeps(
   platform?: PlatformReader,
   inputs: Inputs = createInputs(config),
 ): AdminDeps {
-  const pulls = inputPulls(config, inputs);
+  const pulls = inputPulls(inputs);
   const { redis, keys } = store;
   return {
     config,

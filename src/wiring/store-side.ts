@@ -20,7 +20,6 @@ import {
 import { ReconcileStateStore } from '../store/reconcile-state.store.js';
 import { logPrimarySwitches } from '../store/redis-topology.js';
 import { SyncRecordStore } from '../store/sync-record.store.js';
-import { OktaLogStore } from '../store/okta-log.store.js';
 import { PlatformHealthStore } from '../store/platform-health.store.js';
 import { SyncStore } from '../store/sync.store.js';
 import type { Inputs } from '../domain/input.js';
@@ -86,7 +85,7 @@ export async function createStoreSide(
   const syncs = new SyncService(redis, keys.queuePrefix(), sync, { readable, directory });
   const oktaEvents = new OktaEventProducer(redis, {
     queuePrefix: keys.queuePrefix(),
-    seen: { marks: new OktaLogStore(redis, keys), freshness: sync.freshness, now: () => clock.now() },
+    seen: { freshness: sync.freshness, now: () => clock.now() },
   });
   return {
     redis,

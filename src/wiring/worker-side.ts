@@ -17,8 +17,8 @@ import { PlatformHealth } from '../reconcile/platform-health.js';
 import { createRequestGate } from '../platform/request-gate.js';
 import { RequestGateStore } from '../store/request-gate.store.js';
 import { ScimHttp } from '../platform/scim-http.js';
-import { oktaApiFromConfig, oktaLogPoll } from '../sources/okta/okta.input.js';
-import { OktaLogStore } from '../store/okta-log.store.js';
+import { oktaApiFromConfig } from '../sources/okta/okta.input.js';
+import { applyPushedChanges } from '../sync/pushed-changes.js';
 import { PlatformClient } from '../platform/platform.client.js';
 import { DirtyWake } from '../store/dirty-wake.store.js';
 import { inputPulls } from './input-pulls.js';
@@ -74,20 +74,7 @@ export async function startWorkerSide(
   const context: WorkerContext = { config, store, platform, health, metrics, logger };
   const reconcileWorker = startReconcileWorkers(context);
   const syncWorker = await startSyncWorkers(context, options.inputs);
-  const okta = oktaApiFromConfig(config);
-  const oktaWorker = startOktaEventWorker(
-    store.redis,
-    {
-      process: oktaEventProcessor({
-        api: store.api,
-        readUser: (id) => store.desired.getUser(id),
-        ...(okta ? { okta } : {}),
-        logger,
-      }),
-      logger,
-    },
-    { queuePrefix: store.keys.queuePrefix() },
-  );
+  const { worker: oktaWorker, okta } = startOktaHooks(context, options.inputs);
   const wake = new DirtyWake(store.redis, store.keys);
   const feeder = startDirtyFeeder(
     store.state,
@@ -113,6 +100,28 @@ export async function startWorkerSide(
       await store.close();
     },
   };
+}
+
+/**
+ * The worker of Okta's hook deliveries: each event's changes applied as the okta input's, under
+ * okta's scope and mapping (sync/pushed-changes.ts), with Okta's API for the current state when set.
+ */
+function startOktaHooks({ config, store, metrics, logger }: WorkerContext, inputs: Inputs) {
+  const okta = oktaApiFromConfig(config, { metrics });
+  const policy = inputs.get('okta')?.policy ?? DEFAULT_POLICY;
+  const process = oktaEventProcessor({
+    apply: (changes) => applyPushedChanges(store.api, 'okta', policy, changes),
+    readUser: (id) => store.desired.getUser(id),
+    readsMembership: policy.users.readsMembership,
+    ...(okta ? { okta } : {}),
+    logger,
+  });
+  const worker = startOktaEventWorker(
+    store.redis,
+    { process, logger },
+    { queuePrefix: store.keys.queuePrefix() },
+  );
+  return { worker, okta };
 }
 
 function startReconcileWorkers({ config, store, platform, health, metrics, logger }: WorkerContext) {
@@ -172,8 +181,8 @@ function startSyncWorkers(
 }
 
 /**
- * The recurring pulls of the inputs: delta reads of the directory (DIRECTORY_DELTA_SECONDS), and
- * polls of Okta's System Log for missed hooks (OKTA_LOG_POLL_SECONDS).
+ * The recurring pulls of the inputs: each input's change read at its own cadence — a directory's
+ * deltas (deltaSeconds), Okta's System Log (OKTA_LOG_POLL_SECONDS) — through one runner (sync/delta-run.ts).
  */
 async function startReads({ config, store, metrics, logger }: WorkerContext, inputs: Inputs) {
   const deltas = new Map(
@@ -192,27 +201,21 @@ async function startReads({ config, store, metrics, logger }: WorkerContext, inp
       sourceShrinkLimit: config.reconcile.sourceShrinkLimit,
     },
     logger,
+    missedPushes: async (owner: string, count: number) => {
+      if (owner === 'okta') metrics.oktaMissedEvents.inc(count);
+      await store.sync.freshness.missed(owner, count);
+    },
   };
-  const okta = oktaLogPoll(config, {
-    store: new OktaLogStore(store.redis, store.keys),
-    producer: store.oktaEvents,
-    freshness: store.sync.freshness,
-    startFullSync: () => store.syncs.start({ input: 'okta', dryRun: false, trigger: 'delta' }),
-    missedEvents: metrics.oktaMissedEvents,
-    logger,
-    now: () => store.clock.now(),
-  });
-  const schedules = inputPulls(config, inputs)
-    .filter((pull) => pull.read === 'delta' || okta !== undefined)
-    .map((pull) => ({ name: pull.read, owner: pull.owner, everyMs: pull.everySeconds * 1000 }));
-  const read = {
-    delta: (owner: string) => runDelta(deps, owner as Owner),
-    ...(okta ? { poll: okta.poll } : {}),
-  };
+  const schedules = inputPulls(inputs).map((pull) => ({
+    name: 'delta' as const,
+    owner: pull.owner,
+    everyMs: pull.everySeconds * 1000,
+  }));
+  const read = { delta: (owner: string) => runDelta(deps, owner as Owner) };
   const reads = await startInputReads(
     store.redis,
     { read, logger },
     { queuePrefix: store.keys.queuePrefix(), schedules },
   );
-  return { close: () => reads.close().finally(() => okta?.close()) };
+  return { close: () => reads.close() };
 }

@@ -2,7 +2,7 @@ import request from 'supertest';
 import { expect } from 'vitest';
 import type { ReferenceTarget } from 'scim-reference-target';
 import type { Logger } from '../../src/ops/logger.js';
-import { OktaLogStore, type OktaLogCursor } from '../../src/store/okta-log.store.js';
+import type { OktaLogCursor } from '../../src/sources/okta/okta-system-log.js';
 import type { Freshness } from '../../src/store/input-freshness.store.js';
 import { startEngine, type EngineFixture } from '../support/engine.js';
 import type { OktaApiServer } from '../support/okta-api.js';
@@ -28,6 +28,7 @@ export interface OktaBridge {
   stop(): Promise<void>;
   /** Stops the bridge and deletes its keys. */
   close(): Promise<void>;
+  /** Where okta's change read (its System Log) continues: its watermark's cursor. */
   cursor(): Promise<OktaLogCursor | undefined>;
   freshness(): Promise<Freshness>;
   /** scim_bridge_okta_missed_events_total */
@@ -68,7 +69,10 @@ export async function startOktaBridge(
     engine,
     stop: () => bridge.close(),
     close: () => engine.close(),
-    cursor: () => new OktaLogStore(bridge.store.redis, bridge.store.keys).cursor(),
+    cursor: async () => {
+      const watermark = await bridge.store.sync.deltas.watermark('okta');
+      return watermark ? (JSON.parse(watermark.value) as OktaLogCursor) : undefined;
+    },
     freshness: async () => {
       const fresh = (await bridge.store.sync.freshness.read(['okta'])).get('okta');
       if (!fresh) throw new Error('the freshness store answered nothing for okta');

@@ -1,7 +1,9 @@
 import { readFileSync, readdirSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import type { OktaEventJobData } from '../../src/queue/okta-events-job.js';
+import { DEFAULT_POLICY } from '../../src/domain/identity-policy.js';
 import { changesForOktaEvent, splitDisplayName } from '../../src/sources/okta/okta-event.changes.js';
+import { mapSourceChanges } from '../../src/sync/source-changes.js';
 import { deliveryEvents, readOktaEvent } from '../../src/sources/okta/okta-event.js';
 
 // Pure: reading Okta Event Hook deliveries (fixtures in Okta's documented shape) and what they change.
@@ -84,25 +86,28 @@ describe('Okta Event Hook deliveries', () => {
     expect(created).toEqual({
       changes: [
         {
-          op: 'upsertUser',
-          user: {
+          op: 'upsert',
+          kind: 'users',
+          item: {
             id: '00uadalovel0x7a1b2c3',
             userName: 'ada.lovelace@example.com',
             name: { givenName: 'Ada', familyName: 'Lovelace' },
             emails: [{ value: 'ada.lovelace@example.com', primary: true }],
             active: false,
           },
-          eventTime: Date.parse('2024-03-01T10:00:02.074Z'),
-          eventIndex: 0,
-          mode: 'force',
-          signal: { source: 'okta', detail: 'user.lifecycle.create 5a1e0000-0000-11ee-8000-000000000002' },
+          label: 'ada.lovelace@example.com',
+          event: {
+            id: '5a1e0000-0000-11ee-8000-000000000002',
+            eventTime: Date.parse('2024-03-01T10:00:02.074Z'),
+          },
+          detail: 'user.lifecycle.create 5a1e0000-0000-11ee-8000-000000000002',
         },
       ],
     });
     const activated = changesForOktaEvent(job('user-lifecycle-activate.json'), {});
-    expect(activated).toMatchObject({ changes: [{ user: { active: true } }] });
+    expect(activated).toMatchObject({ changes: [{ item: { active: true } }] });
     expect(changesForOktaEvent(job('user-lifecycle-suspend.json'), {})).toMatchObject({
-      changes: [{ user: { active: false, userName: 'ada.byron@example.com' } }],
+      changes: [{ item: { active: false, userName: 'ada.byron@example.com' } }],
     });
   });
 
@@ -118,7 +123,7 @@ describe('Okta Event Hook deliveries', () => {
     expect(changesForOktaEvent(update, { current })).toMatchObject({
       changes: [
         {
-          user: {
+          item: {
             userName: 'ada.byron@example.com',
             name: { givenName: 'Ada', familyName: 'Byron' },
             active: false,
@@ -145,7 +150,7 @@ describe('Okta Event Hook deliveries', () => {
     expect(plan).toMatchObject({
       changes: [
         {
-          user: {
+          item: {
             userName: 'ada@corp.example',
             name: { givenName: 'Augusta Ada', familyName: 'King' },
             emails: [{ value: 'ada.l@corp.example', primary: true }],
@@ -158,7 +163,7 @@ describe('Okta Event Hook deliveries', () => {
       const p = changesForOktaEvent(job('user-lifecycle-activate.json'), {
         oktaUser: { id: 'x', status, profile: { login: 'a@b.c' } },
       });
-      expect(p).toMatchObject({ changes: [{ user: { active: false } }] });
+      expect(p).toMatchObject({ changes: [{ item: { active: false } }] });
     }
     expect(changesForOktaEvent(job('user-lifecycle-activate.json'), { oktaUser: null })).toHaveProperty(
       'skip',
@@ -167,31 +172,46 @@ describe('Okta Event Hook deliveries', () => {
 
   it('maps deletes, group events and memberships; memberships follow Okta when it was asked', () => {
     expect(changesForOktaEvent(job('user-lifecycle-delete.json'), {})).toMatchObject({
-      changes: [{ op: 'deleteUser', id: '00utomkilb0x7a1b2c3d', eventTime: expect.any(Number) }],
+      changes: [
+        { op: 'remove', kind: 'users', id: '00utomkilb0x7a1b2c3d', event: { eventTime: expect.any(Number) } },
+      ],
     });
     expect(changesForOktaEvent(job('group-lifecycle-delete.json'), {})).toMatchObject({
-      changes: [{ op: 'deleteGroup', id: '00gsalesteam0x7a1b2c' }],
+      changes: [{ op: 'remove', kind: 'groups', id: '00gsalesteam0x7a1b2c' }],
     });
-    expect(changesForOktaEvent(job('group-profile-updated.json'), {})).toMatchObject({
+    // A group event says nothing of its members: the group keeps those it has.
+    expect(changesForOktaEvent(job('group-profile-updated.json'), {})).toEqual({
       changes: [
-        { op: 'upsertGroup', group: { id: '00gengineer0x7a1b2c3', displayName: 'Engineering Team' } },
+        expect.objectContaining({
+          op: 'upsert',
+          kind: 'groups',
+          item: { id: '00gengineer0x7a1b2c3', displayName: 'Engineering Team' },
+        }),
       ],
     });
     expect(
       changesForOktaEvent(job('group-profile-updated.json'), {
         oktaGroup: { id: '00gengineer0x7a1b2c3', profile: { name: 'Eng (from Okta)' } },
       }),
-    ).toMatchObject({ changes: [{ group: { displayName: 'Eng (from Okta)' } }] });
+    ).toMatchObject({ changes: [{ item: { displayName: 'Eng (from Okta)' } }] });
     const add = changesForOktaEvent(job('group-user-membership-add.json'), {});
     expect(add).toMatchObject({
-      changes: [{ op: 'addMembers', groupId: '00gengineer0x7a1b2c3', userIds: ['00uadalovel0x7a1b2c3'] }],
+      changes: [
+        { op: 'members', groupId: '00gengineer0x7a1b2c3', add: ['00uadalovel0x7a1b2c3'], remove: [] },
+      ],
     });
-    expect(add).not.toHaveProperty('changes.0.eventTime');
+    // As the desired state takes it: a membership change carries its event, never a time.
+    const mapped = mapSourceChanges(DEFAULT_POLICY, 'changes' in add ? add.changes : [], {
+      detail: 'hook',
+      signal: 'okta',
+    });
+    expect(mapped.changes).toMatchObject([{ op: 'addMembers', eventIndex: 0 }]);
+    expect(mapped.changes[0]).not.toHaveProperty('eventTime');
     expect(changesForOktaEvent(job('group-user-membership-add.json'), { member: false })).toMatchObject({
-      changes: [{ op: 'removeMembers' }],
+      changes: [{ op: 'members', add: [], remove: ['00uadalovel0x7a1b2c3'] }],
     });
     expect(changesForOktaEvent(job('group-user-membership-remove.json'), { member: true })).toMatchObject({
-      changes: [{ op: 'addMembers' }],
+      changes: [{ op: 'members', add: ['00ugracehop0x7a1b2c3'], remove: [] }],
     });
   });
 

@@ -38,7 +38,7 @@ export const InputStatus = answer(
       .nullable()
       .meta({ description: 'It can be read in full (POST /admin/sync {"input"}): its source.' }),
     pull: z
-      .strictObject({ read: z.enum(['delta', 'poll']), everySeconds: count(), watermarkKind: text() })
+      .strictObject({ read: z.enum(['delta']), everySeconds: count(), watermarkKind: text() })
       .nullable()
       .meta({ description: 'Its recurring read: deltas since a watermark, or a poll of its log.' }),
     lastReadAt: time().nullable().meta({ description: 'When it last heard from its source.' }),

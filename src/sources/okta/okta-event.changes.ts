@@ -1,16 +1,20 @@
 import type { DesiredUser, PersonName } from '../../domain/identity.js';
+import type { SourceChange } from '../../domain/input.js';
+import { attachFacts, itemFacts, type GroupRef } from '../../domain/policy-context.js';
 import type { OktaEventJobData, OktaTargetRef } from '../../queue/okta-events-job.js';
-import type { ChangeOptions, DesiredChange } from '../../domain/desired-change.js';
 import type { OktaGroup, OktaUser } from './okta-api.client.js';
 
 /**
- * What an Okta event changes in the desired state (pure: the job gathers the facts first). Okta
- * ids are the desired-state ids. User and group changes carry `eventTime` = `published`, so an
- * event older than the last one applied to that identity changes nothing (Okta may deliver out of
- * order). Membership changes do not: events about different members of one group are independent,
- * and a per-group time would drop the older of two concurrent adds. With enrichment their order
- * does not matter (the job asks Okta whether the user is a member now); without it they apply in
- * the order they arrive.
+ * What an Okta event says changed, as the okta input's source states it (pure: the facts are
+ * gathered first): the same items a full read of Okta gives, their Okta attributes attached, for
+ * sync/ to apply okta's scope and mapping to (source-changes.ts) — for a hook and for the System
+ * Log's change read alike. Okta ids are the desired-state ids. Each change names its event (`uuid`,
+ * applied once whichever path brings it first) and its `published` time: a user or group change
+ * older than the last one applied to that identity changes nothing (Okta may deliver out of
+ * order). Membership changes carry no time: events about different members of one group are
+ * independent, and a per-group time would drop the older of two concurrent adds. With enrichment
+ * their order does not matter (Okta is asked whether the user is a member now); without it they
+ * apply in the order they arrive.
  */
 
 export interface OktaFacts {
@@ -21,9 +25,11 @@ export interface OktaFacts {
   member?: boolean;
   /** The user as the desired state holds it (used without enrichment). */
   current?: DesiredUser;
+  /** The user's OKTA_GROUP groups, when a scope or mapping reads membership (with enrichment). */
+  groups?: readonly GroupRef[];
 }
 
-export type OktaPlan = { changes: DesiredChange[] } | { skip: string };
+export type OktaPlan = { changes: SourceChange[] } | { skip: string };
 
 /** Okta user statuses that mean an account that exists and may sign in (or be recovered). */
 const ACTIVE_STATUSES = new Set(['ACTIVE', 'PROVISIONED', 'RECOVERY', 'PASSWORD_EXPIRED', 'LOCKED_OUT']);
@@ -36,44 +42,58 @@ const ACTIVE_AFTER: Partial<Record<OktaEventJobData['eventType'], boolean>> = {
 };
 
 export function changesForOktaEvent(event: OktaEventJobData, facts: OktaFacts): OktaPlan {
-  const ordered: ChangeOptions = { ...common(event), eventTime: event.published };
   const { user, group } = event;
+  const one = (change: SourceChange): OktaPlan => ({ changes: [{ ...change, ...about(event) }] });
   switch (event.eventType) {
     case 'user.lifecycle.delete.initiated':
     case 'user.lifecycle.delete.completed':
     case 'user.lifecycle.delete':
-      return user ? one({ op: 'deleteUser', id: user.id, ...ordered }) : { skip: 'no user' };
+      return user ? one({ op: 'remove', kind: 'users', id: user.id }) : { skip: 'no user' };
     case 'group.lifecycle.delete':
-      return group ? one({ op: 'deleteGroup', id: group.id, ...ordered }) : { skip: 'no group' };
+      return group ? one({ op: 'remove', kind: 'groups', id: group.id }) : { skip: 'no group' };
     case 'group.lifecycle.create':
     case 'group.profile.updated':
-      return group ? groupPlan(group, facts, ordered) : { skip: 'no group' };
+      return group ? groupPlan(event, group, facts) : { skip: 'no group' };
     case 'group.user_membership.add':
     case 'group.user_membership.remove':
       return user && group ? membershipPlan(event, user, group, facts) : { skip: 'no user or group' };
     default:
-      return user ? userPlan(event, user, facts, ordered) : { skip: 'no user' };
+      return user ? userPlan(event, user, facts) : { skip: 'no user' };
   }
 }
 
-function userPlan(
-  event: OktaEventJobData,
-  target: OktaTargetRef,
-  facts: OktaFacts,
-  options: ChangeOptions,
-): OktaPlan {
-  if (facts.oktaUser === null) return { skip: 'Okta no longer has this user; its delete event will follow' };
-  const desired = facts.oktaUser ? userFromOkta(facts.oktaUser) : userFromEvent(event, target, facts.current);
-  if (typeof desired === 'string') return { skip: desired };
-  return one({ op: 'upsertUser', user: desired, ...options });
+/** The event a change comes from: applied once (its uuid), not over a newer one (its time). */
+function about(event: OktaEventJobData): Pick<SourceChange, 'event' | 'detail'> {
+  return {
+    event: { id: event.uuid, eventTime: event.published },
+    detail: `${event.eventType} ${event.uuid}`,
+  };
 }
 
-function groupPlan(target: OktaTargetRef, facts: OktaFacts, options: ChangeOptions): OktaPlan {
+function userPlan(event: OktaEventJobData, target: OktaTargetRef, facts: OktaFacts): OktaPlan {
+  if (facts.oktaUser === null) return { skip: 'Okta no longer has this user; its delete event will follow' };
+  const item = facts.oktaUser
+    ? oktaUserItem(facts.oktaUser, facts.groups)
+    : userFromEvent(event, target, facts.current);
+  if (typeof item === 'string') return { skip: item };
+  return {
+    changes: [{ op: 'upsert', kind: 'users', item, label: target.alternateId ?? target.id, ...about(event) }],
+  };
+}
+
+/** A user of Okta's Users API as the full read makes it, its Okta attributes (and groups) attached. */
+export function oktaUserItem(user: OktaUser, groups?: readonly GroupRef[]): Record<string, unknown> {
+  return attachFacts({ ...userFromOkta(user) }, itemFacts(user, groups ? [...groups] : []));
+}
+
+function groupPlan(event: OktaEventJobData, target: OktaTargetRef, facts: OktaFacts): OktaPlan {
   if (facts.oktaGroup === null)
     return { skip: 'Okta no longer has this group; its delete event will follow' };
   const displayName = facts.oktaGroup?.profile.name ?? target.displayName;
   if (!displayName) return { skip: 'the event carries no group name' };
-  return one({ op: 'upsertGroup', group: { id: target.id, displayName }, ...options });
+  // No members: a group event says nothing of them, and the group keeps those it has.
+  const item = { id: target.id, displayName };
+  return { changes: [{ op: 'upsert', kind: 'groups', item, label: displayName, ...about(event) }] };
 }
 
 function membershipPlan(
@@ -83,8 +103,22 @@ function membershipPlan(
   facts: OktaFacts,
 ): OktaPlan {
   const add = facts.member ?? event.eventType === 'group.user_membership.add';
-  const op = add ? 'addMembers' : 'removeMembers';
-  return one({ op, groupId: group.id, userIds: [user.id], ...common(event) });
+  const members: SourceChange = {
+    op: 'members',
+    groupId: group.id,
+    add: add ? [user.id] : [],
+    remove: add ? [] : [user.id],
+    ...about(event),
+  };
+  // A scope or mapping reading membership sees the user's groups change: the user is read again.
+  if (!facts.oktaUser) return { changes: [members] };
+  const item = oktaUserItem(facts.oktaUser, facts.groups);
+  return {
+    changes: [
+      { op: 'upsert', kind: 'users', item, label: user.alternateId ?? user.id, ...about(event) },
+      members,
+    ],
+  };
 }
 
 /** The desired user from Okta's Users API: `profile.login` is the userName. */
@@ -151,16 +185,4 @@ function personName(givenName: string | undefined, familyName: string | undefine
 
 function isEmail(value: string): boolean {
   return /^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(value);
-}
-
-function common(event: OktaEventJobData): ChangeOptions {
-  return {
-    eventIndex: 0,
-    mode: 'force',
-    signal: { source: 'okta', detail: `${event.eventType} ${event.uuid}` },
-  };
-}
-
-function one(change: DesiredChange): OktaPlan {
-  return { changes: [change] };
 }

@@ -6,7 +6,6 @@ import {
   OKTA_USER_DELETE_EVENTS,
   OKTA_USER_EVENTS,
 } from '../../queue/okta-events-job.js';
-import type { OktaLogCursor } from '../../store/okta-log.store.js';
 import type { OktaLogPages } from './okta-api.client.js';
 
 /**
@@ -31,6 +30,9 @@ export const HANDLED_EVENT_TYPES: readonly string[] = [
 export function handledEventsFilter(): string {
   return HANDLED_EVENT_TYPES.map((type) => `eventType eq "${type}"`).join(' or ');
 }
+
+/** Where the System Log is read from: the `after` of Okta's last `next` link, or a start time. */
+export type OktaLogCursor = { after: string } | { since: string };
 
 export interface LogReadSettings {
   /** Events per page (Okta: at most 1000). */

@@ -1,7 +1,8 @@
+import type { ApiMetrics } from '../../api-client/api-metrics.js';
 import type { Config } from '../../config/schema.js';
-import { oktaApiConfigured as apiConfigured, oktaSettingsOf, type OktaSettings } from './okta.settings.js';
 import type { CompiledPolicy } from '../../domain/identity-policy.js';
 import type { FullRead, Input } from '../../domain/input.js';
+import type { Logger } from '../../ops/logger.js';
 import { activePolicy } from '../input-policies.js';
 import { policyRead } from '../policy-read.js';
 import type { Comparison } from '../policy-sink.js';
@@ -9,28 +10,40 @@ import { pushInput } from '../push-input.js';
 import { OktaApiClient, type OktaDirectory } from './okta-api.client.js';
 import { oktaFullRead } from './okta-full-read.js';
 import { oktaReadOne } from './okta-read-one.js';
-import { pollOktaLog, type OktaLogPollerDeps, type PollOutcome } from './okta-log.poller.js';
+import { OktaSystemLogDelta } from './okta-system-log.delta.js';
+import { oktaApiConfigured as apiConfigured, oktaSettingsOf, type OktaSettings } from './okta.settings.js';
 
 /** Okta gives a list or System Log query up to 30 seconds before it answers 500 itself. */
 const LIST_TIMEOUT_MS = 35_000;
+
+export interface OktaInputDeps {
+  /** OKTA_API_TOKEN as it is now (re-read from its file when it changes). */
+  apiToken?: () => string;
+  metrics?: ApiMetrics;
+  logger?: Logger;
+}
 
 /**
  * Okta as an input (SPEC §5.3): owner `okta`. It takes Okta's Event Hooks at /webhooks/okta while
  * OKTA_HOOK_SECRET is set. With OKTA_ORG_URL and OKTA_API_TOKEN it also reads Okta's API: the
  * user's full profile for a hook's event, Okta in full for a full sync of the input
- * (okta-full-read.ts), and the System Log for the events the hooks missed (okta-log.poller.ts).
+ * (okta-full-read.ts), and — its change read, every OKTA_LOG_POLL_SECONDS — the System Log for the
+ * events the hooks missed (okta-system-log.delta.ts). Hooks and both reads are mapped by okta's scope
+ * and mapping.
  */
 export function oktaInput(
   hookSecret: () => string,
   settings?: OktaSettings,
-  apiToken: () => string = () => settings?.apiToken ?? '',
+  deps: OktaInputDeps = {},
 ): Input {
-  const push = pushInput('okta', '/webhooks/okta', { value: hookSecret, setting: 'OKTA_HOOK_SECRET' });
-  if (!settings || !apiConfigured(settings)) return push;
-  const open = () =>
-    new OktaApiClient({ orgUrl: settings.orgUrl, token: apiToken, timeoutMs: LIST_TIMEOUT_MS });
-  const label = `Okta's API at ${new URL(settings.orgUrl).origin}`;
+  const hooks = pushInput('okta', '/webhooks/okta', { value: hookSecret, setting: 'OKTA_HOOK_SECRET' });
+  if (!settings) return hooks;
   const policy = activePolicy(settings, 'okta');
+  const push = { ...hooks, policy };
+  if (!apiConfigured(settings)) return push;
+  const open = () => openOkta(settings, deps, LIST_TIMEOUT_MS);
+  const origin = new URL(settings.orgUrl).origin;
+  const label = `Okta's API at ${origin}`;
   // Okta lists groups after users: a scope reading membership reads Okta twice (policy-read.ts).
   const read = (after: CompiledPolicy, comparison?: Comparison): FullRead => ({
     ...policyRead(oktaFullRead(label, open, !after.isDefault || comparison !== undefined), after, {
@@ -44,26 +57,45 @@ export function oktaInput(
     },
     readOne: oktaReadOne(open, after.users.readsMembership),
   });
-  return { ...push, full: read(policy), health: () => ({ state: 'ok' }) };
+  const changes = new OktaSystemLogDelta(open, origin, {
+    readsMembership: policy.users.readsMembership,
+    ...(deps.logger ? { logger: deps.logger } : {}),
+  });
+  return {
+    ...push,
+    full: read(policy),
+    ...(settings.logPollSeconds > 0
+      ? {
+          delta: {
+            watermarkKind: changes.watermarkKind,
+            everySeconds: settings.logPollSeconds,
+            ...bound(changes),
+          },
+        }
+      : {}),
+    health: () => ({ state: 'ok' }),
+    close: () => changes.close(),
+  };
 }
 
-/** Okta's API, when OKTA_ORG_URL and OKTA_API_TOKEN are both set. */
-export function oktaApiFromConfig(config: Config, apiToken?: () => string): OktaDirectory | undefined {
+/** Okta's API for hook events, when OKTA_ORG_URL and OKTA_API_TOKEN are both set. */
+export function oktaApiFromConfig(config: Config, deps: OktaInputDeps = {}): OktaDirectory | undefined {
   const settings = oktaSettingsOf(config);
-  if (!apiConfigured(settings)) return undefined;
-  return new OktaApiClient({ orgUrl: settings.orgUrl, token: apiToken ?? (() => settings.apiToken) });
+  return apiConfigured(settings) ? openOkta(settings, deps) : undefined;
 }
 
-export interface OktaLogPoll {
-  poll(): Promise<PollOutcome>;
-  close(): Promise<void>;
+function openOkta(settings: OktaSettings, deps: OktaInputDeps, timeoutMs?: number): OktaApiClient {
+  return new OktaApiClient({
+    orgUrl: settings.orgUrl,
+    token: deps.apiToken ?? (() => settings.apiToken),
+    ...(timeoutMs === undefined ? {} : { timeoutMs }),
+    ...(deps.metrics ? { metrics: deps.metrics } : {}),
+  });
 }
 
-/** The System Log gap-filler, when Okta's API is configured and OKTA_LOG_POLL_SECONDS is not 0. */
-export function oktaLogPoll(config: Config, deps: Omit<OktaLogPollerDeps, 'okta'>): OktaLogPoll | undefined {
-  const settings = oktaSettingsOf(config);
-  const { orgUrl, apiToken, logPollSeconds } = settings;
-  if (!apiConfigured(settings) || logPollSeconds <= 0) return undefined;
-  const okta = new OktaApiClient({ orgUrl, token: () => apiToken, timeoutMs: LIST_TIMEOUT_MS });
-  return { poll: () => pollOktaLog({ ...deps, okta }), close: () => okta.close() };
+function bound(changes: OktaSystemLogDelta) {
+  return {
+    position: () => changes.position(),
+    changesSince: changes.changesSince.bind(changes),
+  };
 }
