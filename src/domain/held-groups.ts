@@ -34,7 +34,10 @@ export type ResolveMembers<Member> = (
 /** Member references resolved per call (LDAP: looked up in the sink's table of users by DN). */
 const RESOLVE_BATCH = 5000;
 
-/** Resolves the groups' members, flattens nested groups (cycles cut) and hands the groups to the sink in order. */
+/**
+ * Resolves the groups' members, flattens nested groups (cycles cut) and hands the groups to the
+ * sink in order. The groups are handed over: their member references are emptied as they are resolved.
+ */
 export async function sendFlattenedGroups<Member>(
   sink: SnapshotSink,
   groups: readonly HeldGroup<Member>[],
@@ -43,11 +46,13 @@ export async function sendFlattenedGroups<Member>(
   const edges = await resolveEdges(groups, resolve);
   for (let i = 0; i < groups.length; i += SOURCE_BATCH) {
     const batch = groups.slice(i, i + SOURCE_BATCH);
-    const nodes = batch.map((_, n) => node(i + n));
-    const members = await flattenGroups(edges, nodes);
+    const members = await flattenGroups(
+      edges,
+      batch.map((_, n) => node(i + n)),
+    );
     await sink.add(
       'groups',
-      batch.map((group, n) => ({ ...group.item, members: members.get(nodes[n] ?? '') ?? [] })),
+      batch.map((group, n) => ({ ...group.item, members: members.get(node(i + n)) ?? [] })),
       batch.map((group) => ({ label: group.label })),
     );
   }

@@ -94,11 +94,15 @@ export class LdapGroupEdges implements GroupEdges {
     return found;
   }
 
-  /** The groups in scope that list these groups among their members, by a search per batch of DNs. */
+  /**
+   * The groups in scope that list these groups among their members, by a search per batch of DNs.
+   * A key is that of a group this graph has met (its DN is what the search asks for).
+   */
   async parents(keys: readonly string[]): Promise<ReadonlyMap<string, readonly string[]>> {
     const found = new Map<string, string[]>();
-    for (let i = 0; i < keys.length; i += SEARCH_BATCH) {
-      const batch = keys.slice(i, i + SEARCH_BATCH);
+    const met = keys.filter((key) => this.dns.has(key));
+    for (let i = 0; i < met.length; i += SEARCH_BATCH) {
+      const batch = met.slice(i, i + SEARCH_BATCH);
       for (const entry of await this.searchHolders(batch)) {
         const key = this.keyOf(entry.dn);
         if (!this.holders.has(key)) this.holders.set(key, entry);
