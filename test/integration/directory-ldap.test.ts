@@ -2,11 +2,17 @@ import { readFileSync } from 'node:fs';
 import { createServer, type Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
+import { sectionOf } from '../../src/config/catalog.js';
 import { loadConfig } from '../../src/config/load-config.js';
 import type { Config } from '../../src/config/schema.js';
 import { isBridgeError, type BridgeError } from '../../src/domain/errors.js';
 import type { DesiredGroup, Snapshot } from '../../src/domain/identity.js';
 import { freePort } from '../../src/ops/embedded-redis.js';
+import { resolveMapping } from '../../src/sources/directory/ldap/ldap-attribute-map.js';
+import { withLdapReader } from '../../src/sources/directory/ldap/ldap-delta-session.js';
+import { dnKey } from '../../src/sources/directory/ldap/ldap-dn.js';
+import { LdapGroupEdges } from '../../src/sources/directory/ldap/ldap-group-edges.js';
+import { ldapSettings } from '../../src/sources/directory/ldap/ldap.settings.js';
 import { buildDirectorySource as createDirectorySource, CATALOG } from '../../src/sources/registry.js';
 import { logSink } from '../support/log-sink.js';
 import { startSlapd, type Slapd } from '../support/slapd.js';
@@ -162,6 +168,37 @@ describe('ldap source, OpenLDAP preset', () => {
     expect(() => createDirectorySource(directoryConfig({ userAttributes: { nickName: 'cn' } }))).toThrow(
       /directory\.ldap\.userAttributes\.nickName: not a mapped attribute/,
     );
+  });
+});
+
+describe('ldap group edges, as delta reads walk them', () => {
+  it('finds the groups that hold a group, each under the group it lists, and flattens them, cycles cut', async () => {
+    const settings = sectionOf(ldapSettings, directoryConfig());
+    const scope = {
+      mapping: resolveMapping(settings),
+      userBase: settings.userBase,
+      groupBase: settings.groupBase,
+      dnAttribute: 'entryDN',
+    };
+    const engineering = 'cn=engineering,ou=groups,dc=example,dc=com';
+    const platform = 'cn=platform,ou=groups,dc=example,dc=com';
+    await withLdapReader(settings, undefined, async (reader) => {
+      const edges = new LdapGroupEdges(reader, scope);
+      // engineering ⊃ platform ⊃ engineering: up from platform, the walk ends at engineering.
+      const holders = await edges.holding([platform]);
+      expect(holders.map((entry) => entry.dn)).toEqual([engineering]);
+      // One search for both: each holder is given under the group it lists, not under both.
+      const parents = await edges.parents([dnKey(engineering), dnKey(platform)]);
+      expect(Object.fromEntries(parents)).toEqual({
+        [dnKey(engineering)]: [dnKey(platform)],
+        [dnKey(platform)]: [dnKey(engineering)],
+      });
+      const [flattened] = await edges.flattened(holders);
+      expect(flattened?.item.id).toBe(ID('a1'));
+      expect([...(flattened?.item.members ?? [])].sort()).toEqual(
+        [ID('1'), ID('2'), ID('3'), ID('4')].sort(),
+      );
+    });
   });
 });
 

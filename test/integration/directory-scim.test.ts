@@ -221,6 +221,29 @@ describe('scim source', () => {
       ]);
     });
 
+    it('flattens nested groups, cycles cut, and drops members that are neither a listed user nor a group', async () => {
+      const groups = [
+        { id: 'g-a', displayName: 'A', members: [{ value: 'u1' }, { value: 'g-b', type: 'Group' }] },
+        { id: 'g-b', displayName: 'B', members: [{ value: 'u2' }, { value: 'g-a' }] },
+        {
+          id: 'g-c',
+          displayName: 'C',
+          // A member typed User is never a group, though a group has its id; `nobody` is not listed.
+          members: [{ value: 'g-a', type: 'User' }, { value: 'nobody' }, { value: 'u3' }, { value: 'g-b' }],
+        },
+      ];
+      answer = (resource, start) => {
+        const all = resource === 'Groups' ? groups : [user(1), user(2), user(3)];
+        return { totalResults: all.length, Resources: start === 1 ? all : [] };
+      };
+      const snapshot = await read(url);
+      expect(snapshot.groups).toEqual([
+        { id: 'g-a', displayName: 'A', members: ['u1', 'u2'] },
+        { id: 'g-b', displayName: 'B', members: ['u2', 'u1'] },
+        { id: 'g-c', displayName: 'C', members: ['u3', 'u2', 'u1'] },
+      ]);
+    });
+
     it('refuses an answer that is not a ListResponse, or an empty one that claims resources', async () => {
       answer = () => ['not', 'a', 'list'];
       const error = await readError(url);

@@ -1,10 +1,8 @@
 import type { SourceChange } from '../../../domain/input.js';
 import { attachFacts } from '../../../domain/policy-context.js';
-import { groupEntryAttributes, groupsInScope, type LdapScope } from './ldap-scope.js';
-import { dnKey } from './ldap-dn.js';
+import { groupsInScope, type LdapScope } from './ldap-scope.js';
 import { mapUser } from './ldap-entries.js';
-import { escapeFilterValue, allOf, anyOf } from './ldap-filter.js';
-import { GroupGraph } from './ldap-group-graph.js';
+import { LdapGroupEdges } from './ldap-group-edges.js';
 import type { LdapReader } from './ldap-reader.js';
 import type { EntryValues } from './ldap-values.js';
 import { entryFacts } from './ldap-policy.js';
@@ -30,7 +28,6 @@ export interface DeltaItems {
   skipped: { label: string; reason: string }[];
 }
 
-const SEARCH_BATCH = 100;
 const DETAIL = 'directory change (delta read)';
 
 /**
@@ -38,7 +35,7 @@ const DETAIL = 'directory change (delta read)';
  * read makes them, each entry's facts attached for the directory's scope and mapping, which sync/
  * applies: changed users upserted; changed groups — and every group that contains one,
  * transitively, since the platform's groups hold the flattened members — upserted with their
- * members read afresh (ldap-group-graph.ts); what is gone removed. A group that is gone (deleted,
+ * members read afresh (ldap-group-edges.ts); what is gone removed. A group that is gone (deleted,
  * moved out of the base, no longer matching the filter) can no longer be found in the groups that
  * held it: the directory took it out of their members (slapo-refint, Active Directory's links),
  * which may not be logged as their own change. Every group in scope is then read again, so that
@@ -52,10 +49,10 @@ export async function deltaChanges(
 ): Promise<DeltaItems> {
   const skipped: DeltaItems['skipped'] = [];
   const users = entries.users.flatMap((entry) => userChange(entry, scope, skipped));
+  const graph = new LdapGroupEdges(reader, scope);
   const parents = entries.gone.some((entry) => entry.kind !== 'user')
     ? await groupsInScope(reader, scope)
-    : await containingGroups(reader, scope, [...entries.groupDns, ...entries.groups.map((g) => g.dn)]);
-  const graph = new GroupGraph(reader, scope);
+    : await graph.holding([...entries.groupDns, ...entries.groups.map((g) => g.dn)]);
   const groups = (await graph.flattened([...entries.groups, ...parents])).map(
     ({ entry, item }): SourceChange => ({
       op: 'upsert',
@@ -88,39 +85,4 @@ function userChange(entry: EntryValues, scope: LdapScope, skipped: DeltaItems['s
   }
   const item = scope.facts ? attachFacts(raw, entryFacts(entry)) : raw;
   return [{ op: 'upsert', kind: 'users', item, label: entry.dn, detail: DETAIL }];
-}
-
-/**
- * The groups in scope that contain any of `dns`, and those that contain them, up the nesting:
- * what a change of a nested group changes on the platform. Cycles end where a group was seen.
- */
-async function containingGroups(
-  reader: LdapReader,
-  scope: LdapScope,
-  dns: readonly string[],
-): Promise<EntryValues[]> {
-  const seen = new Set(dns.map(dnKey));
-  const found: EntryValues[] = [];
-  let frontier = [...new Set(dns)];
-  const attributes = groupEntryAttributes(scope);
-  while (frontier.length > 0) {
-    const next: string[] = [];
-    for (let i = 0; i < frontier.length; i += SEARCH_BATCH) {
-      const values = frontier.slice(i, i + SEARCH_BATCH).map(escapeFilterValue);
-      const members = scope.mapping.groups.members.map((attribute) => anyOf(attribute, values));
-      const filter = allOf(
-        scope.mapping.groupFilter,
-        members.length === 1 ? (members[0] ?? '') : `(|${members.join('')})`,
-      );
-      for (const entry of await reader.search(scope.groupBase, filter, attributes)) {
-        const key = dnKey(entry.dn);
-        if (seen.has(key)) continue;
-        seen.add(key);
-        found.push(entry);
-        next.push(entry.dn);
-      }
-    }
-    frontier = next;
-  }
-  return found;
 }

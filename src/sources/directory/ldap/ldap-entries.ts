@@ -50,6 +50,11 @@ export function mapGroup(entry: EntryValues, map: GroupMap): MappedGroup | undef
   const item: MappedGroup['item'] = { id, displayName };
   const externalId = entry.first(map.externalId)?.values[0];
   if (externalId !== undefined) item.externalId = externalId;
+  return { item, ...groupMembers(entry, map) };
+}
+
+/** A group entry's member DNs as it came, and which member attributes have further ranges. */
+export function groupMembers(entry: EntryValues, map: GroupMap): Omit<MappedGroup, 'item'> {
   const memberDns: string[] = [];
   const pendingRanges: MappedGroup['pendingRanges'] = [];
   for (const name of map.members) {
@@ -57,7 +62,7 @@ export function mapGroup(entry: EntryValues, map: GroupMap): MappedGroup | undef
     memberDns.push(...values.map(memberDn));
     if (next !== undefined) pendingRanges.push({ name, start: next });
   }
-  return { item, memberDns, pendingRanges };
+  return { memberDns, pendingRanges };
 }
 
 /** `uniqueMember` values may carry an optional unique identifier: `cn=ada,dc=x#'0101'B` (RFC 4517 §3.3.21). */

@@ -8,7 +8,7 @@ import { dnKey } from './ldap-dn.js';
 import { mapGroup, mapUser } from './ldap-entries.js';
 import { AndFilter, EqualityFilter, FilterParser, OrFilter, type Filter } from 'ldapts';
 import { guidBytes } from './ldap-filter.js';
-import { GroupGraph } from './ldap-group-graph.js';
+import { LdapGroupEdges } from './ldap-group-edges.js';
 import { entryFacts, LdapMemberships, type PolicyNeeds } from './ldap-policy.js';
 import type { LdapReader } from './ldap-reader.js';
 import { groupsInScope, type LdapScope } from './ldap-scope.js';
@@ -29,7 +29,7 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
  * string) — or by its DN, under the user (group) base and matching the filter, with a few
  * searches. Its item is made as a full read makes it (ldap-snapshot.ts), its attributes, DN and
  * groups attached for the scope and mapping. A group's members are read as a delta read reads them
- * (ldap-group-graph.ts: member DNs resolved to the users under the base and filter, nested groups
+ * (ldap-group-edges.ts: member DNs resolved to the users under the base and filter, nested groups
  * followed). When a scope or mapping reads membership, the groups are read first, as a full read
  * does, so that each user's groups (nesting included) are known.
  */
@@ -145,7 +145,7 @@ async function groupIdentity(
 ): Promise<SourceIdentity | undefined> {
   const id = entry.first(scope.mapping.groups.id)?.values[0];
   if (id === undefined) return undefined;
-  const graph = new GroupGraph(reader, scope, userAttributes);
+  const graph = new LdapGroupEdges(reader, scope, userAttributes);
   const [flattened] = await graph.flattened([entry]);
   const members = (flattened?.item.members ?? []).flatMap((memberId) => {
     const member = graph.memberEntries.get(memberId);

@@ -1,27 +1,27 @@
+import type { DirectMembers } from '../../../domain/group-graph.js';
+import { sendFlattenedGroups } from '../../../domain/held-groups.js';
 import { attachFacts } from '../../../domain/policy-context.js';
-import { SOURCE_BATCH, type SnapshotSink } from '../../../domain/snapshot-sink.js';
+import type { SnapshotSink } from '../../../domain/snapshot-sink.js';
 import { dnKey } from './ldap-dn.js';
 import { mapGroup, mapUser, type GroupMap, type MappedGroup, type UserMap } from './ldap-entries.js';
 import type { EntryValues } from './ldap-values.js';
-import { flattenMembers } from './nested-groups.js';
 import { entryFacts, NO_NEEDS, type LdapMemberships, type PolicyNeeds } from './ldap-policy.js';
 
 /** The sink's scratch table of users by DN: the DN's comparison key (ldap-dn.ts) → the user's id. */
 const USERS_BY_DN = 'userdn';
-const RESOLVE_BATCH = 5000;
 
 /**
  * An LDAP directory as a stream of snapshot items (domain/snapshot-sink.ts). Users go to the sink
  * page by page, named by their DN in problems, and each DN is remembered in the sink's scratch
  * table (kept in Redis by a sync), so that group members — DNs — find their ids without the process
  * holding every user. Groups are held until all are read, with their member DNs (groups are a few
- * percent of a directory: this graph is what the process holds): members that are users in scope
- * become user ids, those that are groups in scope are flattened (nested groups, cycles cut), the
- * rest — entries outside the user base or filter, contacts, computers, groups out of scope — are
- * dropped.
+ * percent of a directory: this graph is what the process holds), and sent flattened
+ * (domain/held-groups.ts): members that are users in scope become user ids, those that are groups
+ * in scope are flattened (nested groups, cycles cut), the rest — entries outside the user base or
+ * filter, contacts, computers, groups out of scope — are dropped.
  */
 export class LdapSnapshotStream {
-  /** The groups read so far, with their member DNs. */
+  /** The groups read so far, with their member DNs (finish takes them). */
   readonly groups: { group: MappedGroup; dn: string }[] = [];
   /** Each user's groups, when a scope or mapping reads them (the groups are then read first). */
   memberships: LdapMemberships | undefined;
@@ -70,50 +70,38 @@ export class LdapSnapshotStream {
     return group;
   }
 
-  /** Resolves and flattens the groups' members, and hands the groups to the sink. */
+  /**
+   * Resolves and flattens the groups' members, and hands the groups to the sink. The stream lets go
+   * of the groups and of the users' memberships (every user is read), so that each group's member
+   * DNs are freed once resolved.
+   */
   async finish(): Promise<number> {
-    const positions = new Map<string, number>();
-    this.groups.forEach(({ dn }, index) => {
-      const key = dnKey(dn);
-      if (!positions.has(key)) positions.set(key, index);
-    });
-    const links: { users: string[]; groups: number[] }[] = [];
-    for (let i = 0; i < this.groups.length;) {
-      const slice: MappedGroup[] = [];
-      let dns = 0;
-      for (; i < this.groups.length && dns < RESOLVE_BATCH; i++) {
-        const held = this.groups[i]?.group;
-        if (held === undefined) continue;
-        slice.push(held);
-        dns += held.memberDns.length;
-      }
-      links.push(...(await this.resolve(slice, positions)));
-    }
-    const members = flattenMembers(links);
-    for (let i = 0; i < this.groups.length; i += SOURCE_BATCH) {
-      const batch = this.groups.slice(i, i + SOURCE_BATCH);
-      const items = batch.map(({ group }, n) => ({ ...group.item, members: members[i + n] ?? [] }));
-      await this.sink.add(
-        'groups',
-        items,
-        batch.map(({ dn }) => ({ label: dn })),
-      );
-    }
-    return this.groups.length;
+    this.memberships = undefined;
+    const groups = this.groups.splice(0).map(({ group, dn }) => ({
+      key: dnKey(dn),
+      item: group.item,
+      label: dn,
+      members: group.memberDns,
+    }));
+    await sendFlattenedGroups(this.sink, groups, (members, held) => this.resolve(members, held));
+    return groups.length;
   }
 
-  private async resolve(groups: readonly MappedGroup[], positions: ReadonlyMap<string, number>) {
-    const keys = groups.map((group) => group.memberDns.map(dnKey));
+  /** Member DNs: a user's (the sink's table knows it) before a held group's; the rest dropped. */
+  private async resolve(
+    groups: readonly (readonly string[])[],
+    held: (key: string) => boolean,
+  ): Promise<DirectMembers[]> {
+    const keys = groups.map((memberDns) => memberDns.map(dnKey));
     const userIds = await this.sink.recall(USERS_BY_DN, keys.flat());
     let at = 0;
     return keys.map((memberKeys) => {
       const users: string[] = [];
-      const nested: number[] = [];
+      const nested: string[] = [];
       for (const key of memberKeys) {
         const user = userIds[at++];
-        const position = positions.get(key);
         if (user !== undefined) users.push(user);
-        else if (position !== undefined) nested.push(position);
+        else if (held(key)) nested.push(key);
         else this.droppedMembers++;
       }
       return { users, groups: nested };

@@ -67,18 +67,7 @@ export class LdapDirectorySource implements DirectorySource {
       const stream = new LdapSnapshotStream(sink, this.mapping.users, this.mapping.groups, this.needs);
       // A scope or mapping that reads group membership needs the groups before the users.
       if (!this.needs.membership) await this.search(client, 'users', signal, (e) => stream.addUsers(e));
-      const ranged: { group: MappedGroup; dn: string }[] = [];
-      await this.search(client, 'groups', signal, (entries) => {
-        for (const entry of entries) {
-          const group = stream.addGroup(entry);
-          if (group !== undefined && group.pendingRanges.length > 0) ranged.push({ group, dn: entry.dn });
-        }
-        return Promise.resolve();
-      });
-      for (const { group, dn } of ranged) {
-        for (const range of group.pendingRanges)
-          group.memberDns.push(...(await this.readRest(client, dn, range)));
-      }
+      await this.readGroups(client, stream, signal);
       if (this.needs.membership) {
         stream.memberships = new LdapMemberships(stream.groups);
         await this.search(client, 'users', signal, (entries) => stream.addUsers(entries));
@@ -87,6 +76,22 @@ export class LdapDirectorySource implements DirectorySource {
       this.report(stream, groups);
     } finally {
       await client.unbind().catch(() => undefined);
+    }
+  }
+
+  /** Every group to the stream, its member ranges read (Active Directory). */
+  private async readGroups(client: Client, stream: LdapSnapshotStream, signal?: AbortSignal): Promise<void> {
+    const ranged: { group: MappedGroup; dn: string }[] = [];
+    await this.search(client, 'groups', signal, (entries) => {
+      for (const entry of entries) {
+        const group = stream.addGroup(entry);
+        if (group !== undefined && group.pendingRanges.length > 0) ranged.push({ group, dn: entry.dn });
+      }
+      return Promise.resolve();
+    });
+    for (const { group, dn } of ranged) {
+      for (const range of group.pendingRanges)
+        group.memberDns.push(...(await this.readRest(client, dn, range)));
     }
   }
 

@@ -1,5 +1,6 @@
+import type { DirectMembers } from '../../../domain/group-graph.js';
+import type { HeldGroup } from '../../../domain/held-groups.js';
 import { lookupAttribute } from '../../../domain/scim-filter.js';
-import type { GroupLinks } from '../ldap/nested-groups.js';
 
 /**
  * Upstream SCIM resources (RFC 7643 §4) as snapshot items. Attribute names are matched
@@ -19,15 +20,15 @@ export function snapshotUser(resource: unknown): Record<string, unknown> {
   };
 }
 
-/** A listed group reduced to what the snapshot needs, until every group is read. */
-export interface HeldGroup {
-  id: unknown;
-  displayName: unknown;
-  members: { value: string; type?: string }[];
+/** A member of an upstream group (RFC 7643 §4.2): a user's or a group's id, and its type if given. */
+export interface ScimMember {
+  value: string;
+  type?: string;
 }
 
-export function heldGroup(resource: unknown): HeldGroup {
-  const members: HeldGroup['members'] = [];
+/** A listed group reduced to what the snapshot needs, until every group is read. */
+export function heldGroup(resource: unknown): HeldGroup<ScimMember> {
+  const members: ScimMember[] = [];
   const listed = lookupAttribute(resource, 'members');
   for (const member of Array.isArray(listed) ? (listed as unknown[]) : []) {
     const value = lookupAttribute(member, 'value');
@@ -35,27 +36,31 @@ export function heldGroup(resource: unknown): HeldGroup {
     const type = lookupAttribute(member, 'type');
     members.push(typeof type === 'string' ? { value, type } : { value });
   }
-  return {
-    id: lookupAttribute(resource, 'id'),
-    displayName: lookupAttribute(resource, 'displayName'),
-    members,
-  };
+  const id = lookupAttribute(resource, 'id');
+  const item = { id, displayName: lookupAttribute(resource, 'displayName') };
+  return { key: resourceLabel(id), item, label: resourceLabel(id), members };
 }
 
-/** A group's direct members: user ids, and the positions of member groups; other values are dropped. */
-export function groupLinks(
-  group: HeldGroup,
-  userIds: ReadonlySet<string>,
-  groupPositions: ReadonlyMap<string, number>,
-): GroupLinks {
-  const users: string[] = [];
-  const groups: number[] = [];
-  for (const { value, type } of group.members) {
-    const position = groupPositions.get(value);
-    if (type !== 'User' && position !== undefined) groups.push(position);
-    else if (userIds.has(value)) users.push(value);
+/**
+ * A group's direct members: a member not typed `User` that is a listed group (`held`) is that
+ * group, else a listed user (`users`) is that user; other values are dropped.
+ */
+export function directMembers(
+  members: readonly ScimMember[],
+  users: ReadonlySet<string>,
+  held: (key: string) => boolean,
+): DirectMembers {
+  const direct = { users: [] as string[], groups: [] as string[] };
+  for (const { value, type } of members) {
+    if (type !== 'User' && held(value)) direct.groups.push(value);
+    else if (users.has(value)) direct.users.push(value);
   }
-  return { users, groups };
+  return direct;
+}
+
+/** Problems name resources by their upstream id; by position when they have none. */
+export function resourceLabel(id: unknown): string | undefined {
+  return typeof id === 'string' ? id : undefined;
 }
 
 function pickName(name: unknown): unknown {

@@ -1,9 +1,10 @@
+import type { DirectMembers } from '../../../domain/group-graph.js';
+import { sendFlattenedGroups, type HeldGroup } from '../../../domain/held-groups.js';
 import type { Snapshot } from '../../../domain/identity.js';
 import { SOURCE_BATCH, type SnapshotSink } from '../../../domain/snapshot-sink.js';
 import { collectSnapshot } from '../collect-snapshot.js';
 import type { DirectorySource, ReadOptions } from '../directory-source.js';
-import { flattenMembers } from '../ldap/nested-groups.js';
-import { groupLinks, heldGroup, snapshotUser, type HeldGroup } from './scim-resources.js';
+import { directMembers, heldGroup, resourceLabel, snapshotUser, type ScimMember } from './scim-resources.js';
 import { UpstreamScimClient, upstreamLabel, type UpstreamScimOptions } from './upstream-scim.client.js';
 
 /**
@@ -11,7 +12,8 @@ import { UpstreamScimClient, upstreamLabel, type UpstreamScimOptions } from './u
  * (SOURCE_SCIM_URL, bearer SOURCE_SCIM_TOKEN), as a stream of snapshot items. Users go to the sink
  * page by page. Groups are held until all are read (groups are a few percent of a directory: their
  * graph, reduced to ids, is what the process holds), so that members that are groups can be
- * flattened to their users; members that are neither a listed user nor a listed group are dropped.
+ * flattened to their users (domain/held-groups.ts); members that are neither a listed user nor a
+ * listed group are dropped.
  * Each read has a client of its own (its connections closed at the end).
  */
 export class ScimDirectorySource implements DirectorySource {
@@ -44,44 +46,27 @@ export class ScimDirectorySource implements DirectorySource {
       await sink.add(
         'users',
         users,
-        users.map((u) => ({ label: label(u.id) })),
+        users.map((u) => ({ label: resourceLabel(u.id) })),
       );
     }
-    const groups: HeldGroup[] = [];
+    const groups: HeldGroup<ScimMember>[] = [];
     for await (const page of client.pages('Groups', signal)) groups.push(...page.map(heldGroup));
-    await this.sendGroups(sink, groups);
-  }
-
-  private async sendGroups(sink: SnapshotSink, groups: readonly HeldGroup[]): Promise<void> {
-    const positions = new Map<string, number>();
-    groups.forEach((group, index) => {
-      if (typeof group.id === 'string' && !positions.has(group.id)) positions.set(group.id, index);
-    });
-    const values = [...new Set(groups.flatMap((g) => g.members.map((m) => m.value)))];
-    const known = new Set<string>();
-    for (let i = 0; i < values.length; i += SOURCE_BATCH) {
-      const batch = values.slice(i, i + SOURCE_BATCH);
-      const answers = await sink.knownUsers(batch);
-      batch.forEach((value, n) => answers[n] === true && known.add(value));
-    }
-    const members = flattenMembers(groups.map((group) => groupLinks(group, known, positions)));
-    for (let i = 0; i < groups.length; i += SOURCE_BATCH) {
-      const batch = groups.slice(i, i + SOURCE_BATCH);
-      const items = batch.map((group, n) => ({
-        id: group.id,
-        displayName: group.displayName,
-        members: members[i + n] ?? [],
-      }));
-      await sink.add(
-        'groups',
-        items,
-        batch.map((group) => ({ label: label(group.id) })),
-      );
-    }
+    await sendFlattenedGroups(sink, groups, (members, held) => resolveMembers(sink, members, held));
   }
 }
 
-/** Problems name resources by their upstream id; by position when they have none. */
-function label(id: unknown): string | undefined {
-  return typeof id === 'string' ? id : undefined;
+/** Groups' members, the values that are users the read listed asked of the sink a batch at a time. */
+async function resolveMembers(
+  sink: SnapshotSink,
+  groups: readonly (readonly ScimMember[])[],
+  held: (key: string) => boolean,
+): Promise<DirectMembers[]> {
+  const values = [...new Set(groups.flatMap((members) => members.map((m) => m.value)))];
+  const users = new Set<string>();
+  for (let i = 0; i < values.length; i += SOURCE_BATCH) {
+    const batch = values.slice(i, i + SOURCE_BATCH);
+    const answers = await sink.knownUsers(batch);
+    batch.forEach((value, n) => answers[n] === true && users.add(value));
+  }
+  return groups.map((members) => directMembers(members, users, held));
 }
