@@ -23,6 +23,13 @@ const commonShape = {
     .max(86_400, 'above 86400'),
 };
 
+/**
+ * A further directory's cadence when it gives none: the first directory's default, as
+ * config/default.yaml gives it (the further directories have no defaults file; a test holds the two
+ * equal).
+ */
+export const DEFAULT_DELTA_SECONDS = 30;
+
 export const directoryCommonSchema = z.object({ source: z.string(), ...commonShape });
 export type DirectoryCommon = z.output<typeof directoryCommonSchema>;
 
@@ -57,7 +64,11 @@ export function directorySchema(sources: Sources) {
 /** Further directories: each with its own name and only its own source's section. */
 export function directoriesSchema(sources: Sources) {
   const item = z
-    .object({ source: sourceSchema(sources, false), ...commonShape })
+    .object({
+      source: sourceSchema(sources, false),
+      ...commonShape,
+      deltaSeconds: commonShape.deltaSeconds.default(DEFAULT_DELTA_SECONDS),
+    })
     .catchall(z.unknown())
     .transform((directory, ctx) => withSourceSection(sources, directory, ctx));
   return z.array(item).superRefine((items, ctx) => {

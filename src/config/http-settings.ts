@@ -1,5 +1,6 @@
 import { isIP } from 'node:net';
 import { z } from 'zod';
+import { withJsonSchemaForm } from './json-schema-forms.js';
 
 /**
  * The settings that tell the bridge how it is reached from outside: PUBLIC_URL and TRUST_PROXY.
@@ -12,10 +13,13 @@ import { z } from 'zod';
  * PUBLIC_URL: the bridge's public base URL, e.g. `https://bridge.example.com` (a path prefix is
  * kept: `https://example.com/bridge`); empty = taken from each request. Trailing slashes are dropped.
  */
-export const publicUrlSchema = z
-  .string()
-  .refine((v) => v === '' || isBaseUrl(v), 'not an http(s) base URL without query or fragment')
-  .transform((v) => v.replace(/\/+$/, ''));
+export const publicUrlSchema = withJsonSchemaForm(
+  z
+    .string()
+    .refine((v) => v === '' || isBaseUrl(v), 'not an http(s) base URL without query or fragment')
+    .transform((v) => v.replace(/\/+$/, '')),
+  { type: 'string', pattern: '^(https?://[^?#]+)?$' },
+);
 
 function isBaseUrl(value: string): boolean {
   try {
@@ -38,9 +42,8 @@ const MAX_HOPS = 32;
  * proxies in front; a comma-separated list of proxy addresses or subnets (`10.0.0.0/8`, `::1`, or
  * express' names `loopback`, `linklocal`, `uniquelocal`): only from those.
  */
-export const trustProxySchema = z
-  .union([z.boolean(), z.number(), z.string(), z.array(z.string())])
-  .transform((value, ctx): TrustProxy => {
+export const trustProxySchema = withJsonSchemaForm(
+  z.union([z.boolean(), z.number(), z.string(), z.array(z.string())]).transform((value, ctx): TrustProxy => {
     if (typeof value === 'boolean') return value;
     const text = (Array.isArray(value) ? value.join(',') : String(value)).trim();
     if (/^(true|false)$/i.test(text)) return text.toLowerCase() === 'true';
@@ -52,7 +55,16 @@ export const trustProxySchema = z
     if (entries.length > 0 && entries.every(isProxyAddress)) return entries;
     ctx.addIssue({ code: 'custom', message: 'not true, false, a hop count or a list of proxy addresses' });
     return z.NEVER;
-  });
+  }),
+  {
+    oneOf: [
+      { type: 'boolean' },
+      { type: 'integer', minimum: 0, maximum: MAX_HOPS },
+      { type: 'string', minLength: 1 },
+      { type: 'array', items: { type: 'string', minLength: 1 }, minItems: 1 },
+    ],
+  },
+);
 
 function isProxyAddress(entry: string): boolean {
   if (PROXY_NAMES.has(entry)) return true;

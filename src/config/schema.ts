@@ -4,6 +4,7 @@ import { policySchema } from '../domain/identity-policy.js';
 import { RULE, sectionSchema, type SettingsCatalog } from './catalog.js';
 import { directoriesSchema, directorySchema, type DirectoryCommon } from './directory-schema.js';
 import { publicUrlSchema, trustProxySchema } from './http-settings.js';
+import { withJsonSchemaForm } from './json-schema-forms.js';
 import { inboundSecretProblem, targetTokenProblem } from './secret-lines.js';
 
 /**
@@ -20,7 +21,10 @@ export const int = (min: number, max: number) =>
     .max(max, `above ${max}`);
 
 export const optionalUrl = (protocols: readonly string[]) =>
-  z.string().refine((v) => v === '' || isUrlWith(v, protocols), `not a ${protocols.join(' or ')} URL`);
+  withJsonSchemaForm(
+    z.string().refine((v) => v === '' || isUrlWith(v, protocols), `not a ${protocols.join(' or ')} URL`),
+    { type: 'string', pattern: `^$|^(${protocols.join('|')})://` },
+  );
 
 function isUrlWith(value: string, protocols: readonly string[]): boolean {
   try {
@@ -35,37 +39,51 @@ const hostPort = z.string().regex(/^[^\s:]+:\d{1,5}$/, 'not host:port');
 /** A share such as `20%`: a whole number of percent, 0 to 100. */
 const sharePattern = /^(\d{1,3})%$/;
 
+/** DEPROVISION_LIMIT's form in JSON Schema: one or two parts, each a count or a share. */
+const deprovisionLimitForm = {
+  oneOf: [
+    { type: 'integer', minimum: 0 },
+    { type: 'string', pattern: '^ *([0-9]+|[0-9]{1,3}%)( *, *([0-9]+|[0-9]{1,3}%))? *$' },
+  ],
+};
+
 /**
  * DEPROVISION_LIMIT: a count (`500`), a share of the managed users (`20%`), or both (`500,20%`),
  * of which the smaller holds a sync. Printed back in this form (formatDeprovisionLimit).
  */
-export const deprovisionLimitSchema = z.union([z.string(), z.number()]).transform((v, ctx) => {
-  const parts = String(v)
-    .split(',')
-    .map((part) => part.trim());
-  const shares = parts.filter((part) => sharePattern.test(part));
-  const counts = parts.filter((part) => /^\d+$/.test(part));
-  const valid =
-    shares.length + counts.length === parts.length &&
-    shares.length <= 1 &&
-    counts.length <= 1 &&
-    shares.every((share) => Number(share.slice(0, -1)) <= 100);
-  if (!valid) {
-    ctx.addIssue({ code: 'custom', message: 'not a count, a share or both' });
-    return z.NEVER;
-  }
-  return {
-    ...(counts[0] === undefined ? {} : { count: Number(counts[0]) }),
-    ...(shares[0] === undefined ? {} : { share: Number(shares[0].slice(0, -1)) }),
-  };
-});
+export const deprovisionLimitSchema = withJsonSchemaForm(
+  z.union([z.string(), z.number()]).transform((v, ctx) => {
+    const parts = String(v)
+      .split(',')
+      .map((part) => part.trim());
+    const shares = parts.filter((part) => sharePattern.test(part));
+    const counts = parts.filter((part) => /^\d+$/.test(part));
+    const valid =
+      shares.length + counts.length === parts.length &&
+      shares.length <= 1 &&
+      counts.length <= 1 &&
+      shares.every((share) => Number(share.slice(0, -1)) <= 100);
+    if (!valid) {
+      ctx.addIssue({ code: 'custom', message: 'not a count, a share or both' });
+      return z.NEVER;
+    }
+    return {
+      ...(counts[0] === undefined ? {} : { count: Number(counts[0]) }),
+      ...(shares[0] === undefined ? {} : { share: Number(shares[0].slice(0, -1)) }),
+    };
+  }),
+  deprovisionLimitForm,
+);
 
 /** SOURCE_SHRINK_LIMIT: a share such as `30%`, kept as the number of percent. */
-const shareSchema = z
-  .union([z.string(), z.number()])
-  .transform((v) => String(v).trim())
-  .refine((v) => sharePattern.test(v) && Number(v.slice(0, -1)) <= 100, 'not a share from 0% to 100%')
-  .transform((v) => Number(v.slice(0, -1)));
+const shareSchema = withJsonSchemaForm(
+  z
+    .union([z.string(), z.number()])
+    .transform((v) => String(v).trim())
+    .refine((v) => sharePattern.test(v) && Number(v.slice(0, -1)) <= 100, 'not a share from 0% to 100%')
+    .transform((v) => Number(v.slice(0, -1))),
+  { type: 'string', pattern: '^ *[0-9]{1,3}% *$' },
+);
 
 const cronSchema = z.string().refine((v) => {
   if (v.trim() === '') return true;
