@@ -63,7 +63,7 @@ export async function startBridge(config: Config, options: StartOptions): Promis
   const logger = options.logger ?? loggerFor(config, scrubbed);
   const metrics = createMetrics();
   const secrets = liveSecrets(config, options.secretFiles, logger, scrubbed);
-  const inputs = createInputs(config, { secrets, logger });
+  const inputs = createInputs(config, { secrets, logger, metrics });
   const store = await createStoreSide(config, 'producer', logger, inputs);
   const targetToken = secrets.targetToken;
   const workers =

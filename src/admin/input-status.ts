@@ -29,13 +29,20 @@ export async function inputStatuses(
     const pull = pulls.find((p) => p.owner === input.owner);
     const seen = fresh.get(input.owner) ?? { failures: 0, missed: 0, totals: NO_READS };
     const health = input.health();
+    const refused =
+      health.state === 'ok' && seen.failures > 0 && seen.lastErrorCode === 'source_unauthorized';
     const failing = health.state === 'ok' && seen.failures >= FAILING_AFTER;
     return {
       input: input.owner,
       kind: input.kind,
-      state: failing ? 'failing' : health.state,
-      detail: failing ? 'its last reads of its source failed' : (health.detail ?? null),
+      state: refused ? 'refused' : failing ? 'failing' : health.state,
+      detail: refused
+        ? 'its source refused its credential: see lastError'
+        : failing
+          ? 'its last reads of its source failed'
+          : (health.detail ?? null),
       push: input.push ? { path: input.push.path, enabled: input.push.enabled() } : null,
+      readByDefault: input === inputs.directory(),
       fullRead: input.full ? { source: input.full.sourceName } : null,
       pull: pull
         ? { read: pull.read, everySeconds: pull.everySeconds, watermarkKind: pull.watermarkKind }
@@ -45,7 +52,7 @@ export async function inputStatuses(
       reads: seen.totals,
       failures: seen.failures,
       lastError: seen.lastError ? (redact(seen.lastError) as string) : null,
-      missedHooks: seen.missed,
+      missedHooks: input.push && pull ? seen.missed : null,
     };
   });
 }

@@ -20,6 +20,8 @@ export interface Freshness {
   /** Reads that failed since the last one that succeeded, and the last one's message. */
   failures: number;
   lastError?: string;
+  /** The last failed read's error code (`source_unauthorized`: its credential was refused). */
+  lastErrorCode?: string;
   /** Events first seen by a poll of the source's log: pushes (hooks) that were missed. */
   missed: number;
   /** What the last read cost, when it says: changes it applied, entries it read, how long. */
@@ -76,11 +78,14 @@ export class InputFreshnessStore {
     await storeCall(() => pushed.run(this.redis, [this.keys.inputFreshness(owner)], args));
   }
 
-  /** A read that failed; returns how many failed in a row. */
-  async readFailed(owner: string, message: string): Promise<number> {
+  /** A read that failed (its message and code); returns how many failed in a row. */
+  async readFailed(owner: string, message: string, code = ''): Promise<number> {
     const key = this.keys.inputFreshness(owner);
     const [failures] = (await execPipeline(
-      this.redis.multi().hincrby(key, 'failures', 1).hset(key, 'lastError', message.slice(0, 500)),
+      this.redis
+        .multi()
+        .hincrby(key, 'failures', 1)
+        .hset(key, 'lastError', message.slice(0, 500), 'lastErrorCode', code),
     )) as [number];
     return failures;
   }
@@ -101,6 +106,7 @@ function parse(hash: Record<string, string>): Freshness {
     ...time('changeAt'),
     failures: Number(hash.failures ?? 0),
     ...(hash.lastError ? { lastError: hash.lastError } : {}),
+    ...(hash.lastErrorCode ? { lastErrorCode: hash.lastErrorCode } : {}),
     missed: Number(hash.missed ?? 0),
     ...(hash.cost ? { cost: JSON.parse(hash.cost) as ReadCost } : {}),
     totals: {

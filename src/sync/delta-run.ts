@@ -231,7 +231,7 @@ async function fullSync(deps: DeltaDeps, owner: Owner, reason: string, log: Logg
 
 async function failed(deps: DeltaDeps, owner: Owner, error: unknown, log: Logger): Promise<DeltaOutcome> {
   const failure = asBridgeError(error);
-  const failures = await deps.store.freshness.readFailed(owner, failure.message).catch(() => 0);
+  const failures = await deps.store.freshness.readFailed(owner, failure.message, failure.code).catch(() => 0);
   const fields = { code: failure.code, side: failure.side, err: failure.message, failures };
   if (failures >= FAILING_AFTER) log.error(fields, 'delta reads keep failing: the input is failing');
   else log.warn(fields, 'delta read failed: tried again at the next interval');

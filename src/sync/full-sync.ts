@@ -62,7 +62,7 @@ export async function runFullSync(deps: FullSyncDeps, syncId: string, approved =
     await finish(deps, run, planned, started - heldFor);
   } catch (error) {
     run.cancel.abort(error);
-    await fail(deps, syncId, error);
+    await fail(deps, syncId, error, run.scope);
     if (!isBridgeError(error, 'cancelled')) throw error;
   }
 }
@@ -186,8 +186,11 @@ async function finish(deps: FullSyncDeps, run: RunContext, planned: Planned, sta
   });
 }
 
-async function fail(deps: FullSyncDeps, syncId: string, error: unknown): Promise<void> {
+async function fail(deps: FullSyncDeps, syncId: string, error: unknown, owner?: Owner): Promise<void> {
   const failure = asBridgeError(error);
+  // A source that could not be read (down, its credential refused) shows in its input's status too.
+  if (failure.side === 'source' && owner !== undefined)
+    await deps.store.freshness.readFailed(owner, failure.message, failure.code).catch(() => undefined);
   deps.logger.error(
     { syncId, code: failure.code, side: failure.side, err: failure.message },
     'full sync failed',

@@ -10,10 +10,16 @@ export interface LiveSecrets {
   adminToken(): string;
   webhookSecret(): string;
   oktaHookSecret(): string;
+  /**
+   * A secret of an input's settings section (OKTA_API_TOKEN, LDAP_BIND_PASSWORD, a further
+   * directory's `bindPasswordFile`…): re-read from its file when that changes, when it was given as
+   * one (the section keeps the path beside it: `<key>File`).
+   */
+  section(section: object, key: string): () => string;
 }
 
-/** The `*_FILE` variable of each live secret. */
-export const SECRET_FILE_VARIABLES: Record<keyof LiveSecrets, string> = {
+/** The `*_FILE` variable of each live secret of the bridge's own sections. */
+export const SECRET_FILE_VARIABLES: Record<Exclude<keyof LiveSecrets, 'section'>, string> = {
   targetToken: 'TARGET_TOKEN_FILE',
   scimToken: 'INBOUND_SCIM_TOKEN_FILE',
   adminToken: 'ADMIN_TOKEN_FILE',
@@ -21,12 +27,12 @@ export const SECRET_FILE_VARIABLES: Record<keyof LiveSecrets, string> = {
   oktaHookSecret: 'OKTA_HOOK_SECRET_FILE',
 };
 
-export type SecretFiles = Partial<Record<keyof LiveSecrets, string>>;
+export type SecretFiles = Partial<Record<keyof typeof SECRET_FILE_VARIABLES, string>>;
 
 /** The secret files named by the environment. */
 export function secretFilesFrom(env: NodeJS.ProcessEnv): SecretFiles {
   const files: SecretFiles = {};
-  for (const [name, variable] of Object.entries(SECRET_FILE_VARIABLES) as [keyof LiveSecrets, string][]) {
+  for (const [name, variable] of Object.entries(SECRET_FILE_VARIABLES) as [keyof SecretFiles, string][]) {
     const path = env[variable];
     if (path) files[name] = path;
   }
@@ -46,7 +52,7 @@ export function liveSecrets(
   logger?: Logger,
   scrubbed?: SecretRegistry,
 ): LiveSecrets {
-  const live = (name: keyof LiveSecrets, initial: string, problem: (value: string) => string | undefined) => {
+  const live = (name: keyof SecretFiles, initial: string, problem: (value: string) => string | undefined) => {
     const path = files[name];
     if (!path || initial === '') return () => initial;
     const onRefused = (reason: string) =>
@@ -57,7 +63,27 @@ export function liveSecrets(
     const onChanged = (value: string) => scrubbed?.add(value);
     return fileSecret(path, initial, { problem, onRefused, onChanged });
   };
+  const sections = new WeakMap<object, Map<string, () => string>>();
+  const section = (settings: object, key: string): (() => string) => {
+    const known = sections.get(settings) ?? sections.set(settings, new Map()).get(settings)!;
+    const cached = known.get(key);
+    if (cached) return cached;
+    const values = settings as Record<string, unknown>;
+    const initial = typeof values[key] === 'string' ? values[key] : '';
+    const path = values[`${key}File`];
+    const read =
+      typeof path === 'string' && path !== '' && initial !== ''
+        ? fileSecret(path, initial, {
+            problem: (value) => (value === '' ? 'empty' : undefined),
+            onRefused: (reason) => logger?.warn({ file: path }, `${path}: new contents not used (${reason})`),
+            onChanged: (value) => scrubbed?.add(value),
+          })
+        : () => initial;
+    known.set(key, read);
+    return read;
+  };
   return {
+    section,
     targetToken: live('targetToken', config.target.token, targetTokenProblem),
     scimToken: live('scimToken', config.inbound.scimToken, inboundSecretProblem),
     adminToken: live('adminToken', config.inbound.adminToken, inboundSecretProblem),

@@ -115,6 +115,19 @@ describe('the SCIM server', () => {
     expect(schemas.body.Resources.map((schema: { id: string }) => schema.id)).toEqual(
       expect.arrayContaining([USER, 'urn:ietf:params:scim:schemas:core:2.0:Group']),
     );
+    // A group's members are users only: what the schema offers is what a group accepts.
+    type Attribute = {
+      name: string;
+      canonicalValues?: string[];
+      referenceTypes?: string[];
+      subAttributes?: Attribute[];
+    };
+    const group = (schemas.body.Resources as { id: string; attributes: Attribute[] }[]).find((r) =>
+      r.id.endsWith(':core:2.0:Group'),
+    );
+    const member = group?.attributes.find((a) => a.name === 'members')?.subAttributes ?? [];
+    expect(member.find((a) => a.name === 'type')?.canonicalValues).toEqual(['User']);
+    expect(member.find((a) => a.name === '$ref')?.referenceTypes).toEqual(['User']);
     await post('/Bulk', { Operations: [] }).expect(501);
     await get('/Nowhere').expect(404);
   });

@@ -26,12 +26,17 @@ export const InputStatus = answer(
   z.strictObject({
     input: text().meta({ description: 'The owner name: scim, events, okta, directory:<name>.' }),
     kind: text().meta({ description: 'Its kind: scim, events, okta, or directory (see fullRead.source).' }),
-    state: z.enum(['ok', 'failing', 'disabled']).meta({
-      description: 'failing: its last reads of its source failed (3 in a row); disabled: not configured.',
+    state: z.enum(['ok', 'refused', 'failing', 'disabled']).meta({
+      description:
+        'refused: its source refused its credential at the last read (a wrong or expired secret, a missing permission: lastError says which); failing: its last reads of its source failed (3 in a row); disabled: not configured.',
     }),
     detail: text().nullable(),
     push: z.strictObject({ path: text(), enabled: z.boolean() }).nullable().meta({
       description: 'Where it takes pushes (SCIM, events, hooks), and whether its secret is set.',
+    }),
+    readByDefault: z.boolean().meta({
+      description:
+        'A full sync that names no input reads this one (the directory the environment configures).',
     }),
     fullRead: z
       .strictObject({ source: text() })
@@ -62,7 +67,10 @@ export const InputStatus = answer(
       }),
     failures: count().meta({ description: 'Reads of its source that failed in a row.' }),
     lastError: text().nullable(),
-    missedHooks: count().meta({ description: 'Okta: events the System Log poll saw before any hook.' }),
+    missedHooks: count().nullable().meta({
+      description:
+        'An input that takes pushes and reads its changes too (okta): events its change read brought before any push did; null for the others.',
+    }),
   }),
 );
 export type InputStatus = z.infer<typeof InputStatus>;

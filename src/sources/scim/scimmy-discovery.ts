@@ -29,6 +29,22 @@ function declareResources(): void {
     SCIMMY.Resources.declare(SCIMMY.Resources.User.extend(SCIMMY.Schemas.EnterpriseUser, false));
   }
   if (!SCIMMY.Resources.declared(SCIMMY.Resources.Group)) SCIMMY.Resources.declare(SCIMMY.Resources.Group);
+  onlyUserMembers();
+}
+
+/**
+ * The bridge's groups hold users only (a group member is refused: the platform has no nested
+ * groups), so /Schemas says so (RFC 7643 §7: canonicalValues, referenceTypes) and a client that
+ * reads the schema sends what it gets back. scimmy's Group definition offers User and Group: its
+ * members' `type` and `$ref` are narrowed here, once, where the declarations are set up.
+ */
+function onlyUserMembers(): void {
+  const members = SCIMMY.Schemas.Group.definition.attribute('members');
+  for (const sub of members.subAttributes ?? []) {
+    const config = sub.config as { canonicalValues?: string[]; referenceTypes?: string[] };
+    if (sub.name === 'type') config.canonicalValues = ['User'];
+    if (sub.name === '$ref') config.referenceTypes = ['User'];
+  }
 }
 
 /**

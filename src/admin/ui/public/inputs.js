@@ -5,7 +5,7 @@ import { badge, duration, h, table, time } from './dom.js';
 /** @import { InputStatus } from '../api-types.js' */
 
 /**
- * One row per input: its state, how it is read (push, full, deltas or polls), when it last heard
+ * One row per input: its state, how it is read (push, full read, change reads), when it last heard
  * from its source, the newest change applied, how far behind it is, and missed hooks.
  *
  * @param {InputStatus[]} inputs
@@ -32,7 +32,7 @@ export function inputsSection(inputs) {
           time(input.lastReadAt),
           time(input.newestChangeAt),
           input.lagSeconds === null ? '—' : duration(input.lagSeconds * 1000),
-          input.kind === 'okta' ? String(input.missedHooks) : '—',
+          input.missedHooks === null ? '—' : String(input.missedHooks),
         ];
       }),
       'No input is configured.',

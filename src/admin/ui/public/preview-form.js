@@ -26,7 +26,7 @@ const EXAMPLE = JSON.stringify(
   2,
 );
 
-/** The inputs a preview can read: those read in full (their fullRead), the directory first. */
+/** The inputs a preview can read: those read in full (their fullRead), the default one first. */
 async function readableInputs() {
   /** @type {Status} */
   const status = await api('GET', 'status');
@@ -35,7 +35,7 @@ async function readableInputs() {
       return input.fullRead !== null;
     })
     .sort(function (a, b) {
-      return Number(b.kind === 'directory') - Number(a.kind === 'directory');
+      return Number(b.readByDefault) - Number(a.readByDefault);
     });
 }
 
