@@ -20,8 +20,9 @@ const scripts = {
 const RETAINED_RUNS = 100;
 
 /**
- * The sync slot of an input: its owner name; `*` for a sync of the desired state as it is (no
- * input read). One sync runs or waits for approval per slot: inputs never wait for each other.
+ * The sync slot of an input: its owner name (`*` when none is given: SyncService gives a sync of
+ * the desired state as it is the directory's slot). One sync runs or waits for approval per slot:
+ * inputs never wait for each other.
  */
 export function syncSlot(owner: string | undefined): string {
   return owner ?? '*';
@@ -50,6 +51,8 @@ export class SyncRecordStore {
       linkOnly?: boolean;
       /** The input whose identities the sync replaces; absent: the desired state is its source. */
       owner?: string;
+      /** The slot it takes, when not its owner's (a sync of the desired state as it is: the directory's). */
+      slot?: string;
     },
   ): Promise<{ started: boolean; syncId: string }> {
     const args = [
@@ -61,7 +64,7 @@ export class SyncRecordStore {
       options.allowEmpty ? '1' : '0',
       options.linkOnly ? '1' : '0',
       options.owner ?? '',
-      syncSlot(options.owner),
+      options.slot ?? syncSlot(options.owner),
     ];
     const keys = syncRecordKeys(this.keys, syncId);
     const [status, id] = (await storeCall(() => scripts.start.run(this.redis, keys, args))) as [

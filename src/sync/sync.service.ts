@@ -87,7 +87,9 @@ export class SyncService {
     const owner = inputToRead(this.inputs, request.input);
     const syncId = newSyncId(this.records.clock.now(), randomBytes(4).toString('hex'));
     const claim = await this.records.start(syncId, {
-      ...(owner === undefined ? {} : { owner }),
+      // A sync that reads no input reconciles the desired state as it is: the directory's slot (its
+      // pushed snapshots' input), so that it waits behind a held snapshot of it.
+      ...(owner === undefined ? { slot: this.inputs.directory } : { owner }),
       dryRun: request.dryRun,
       trigger: request.trigger,
       allowEmpty: request.allowEmpty ?? false,
