@@ -14,10 +14,10 @@ import type { GoogleSettings } from './google.settings.js';
  * How the `google` source reaches Google: a service account's key with domain-wide delegation,
  * signed in through the API client room (api-client/auth/google-service-account.ts) for the
  * read-only scopes, acting for GOOGLE_ADMIN_SUBJECT; the Admin SDK's Directory and Reports APIs
- * under GOOGLE_API_URL. Shared by every read of one directory (the full read, its change reads,
- * previews, a provision on demand): one token cache and one budget of requests per minute, since
- * Google counts its quota per project and impersonated user (Directory API, "Limits and quotas":
- * 2,400 queries a minute). Each read opens its own connections (GoogleApi) and closes them.
+ * under GOOGLE_API_URL. Every read of one directory (the full read, its change reads, previews, a
+ * provision on demand) shares one budget of requests per minute, since Google counts its quota per
+ * project and impersonated user (Directory API, "Limits and quotas": 2,400 queries a minute). Each
+ * read opens its own connections (GoogleApi) and closes them.
  */
 
 const AUTH = 'https://www.googleapis.com/auth/';
@@ -48,24 +48,25 @@ export interface GoogleAccess {
   readonly label: string;
 }
 
-const accesses = new WeakMap<object, GoogleAccess>();
+const budgets = new WeakMap<object, RequestBudget>();
 
-/** The directory's access to Google, built once per settings section (its reads share it). */
+/**
+ * The directory's access to Google. Each built source has its own sign-in (a token is cheap to
+ * get); the budget is one per directory's settings, shared by every read of it.
+ */
 export function googleAccess(settings: GoogleSettings, context: SourceContext): GoogleAccess {
-  const known = accesses.get(settings);
-  if (known) return known;
+  const budget = budgets.get(settings) ?? new RequestBudget(settings.requestsPerMinute);
+  budgets.set(settings, budget);
   const key = liveKey(settings, context);
-  const access: GoogleAccess = {
+  return {
     settings,
     context,
     key,
     auth: signIn(settings, context, key, ALL_SCOPES),
-    budget: new RequestBudget(settings.requestsPerMinute),
+    budget,
     origin: `${settings.customer}|${settings.adminSubject.toLowerCase()}`,
     label: `Google Workspace (customer ${settings.customer}, as ${settings.adminSubject})`,
   };
-  accesses.set(settings, access);
-  return access;
 }
 
 /** A sign-in for these scopes (check-config signs in for each scope alone, to say which is refused). */
@@ -92,7 +93,10 @@ function liveKey(settings: GoogleSettings, context: SourceContext): () => string
   const path = (settings as { serviceAccountFile?: unknown }).serviceAccountFile;
   if (typeof path !== 'string' || path === '') return current;
   const onRefused = (problem: string) =>
-    context.logger?.warn({ input: context.owner }, `${path}: new contents not used (${problem})`);
+    context.logger?.warn(
+      { input: context.owner },
+      `${path}: new contents not used (the service account key ${problem})`,
+    );
   return fileSecret(path, current(), { problem: keyProblem, onRefused });
 }
 
@@ -102,13 +106,13 @@ export function keyProblem(text: string): string | undefined {
   try {
     json = JSON.parse(text);
   } catch {
-    return 'not JSON';
+    return 'is not JSON';
   }
-  if (typeof json !== 'object' || json === null) return 'not a JSON object';
+  if (typeof json !== 'object' || json === null) return 'is not a JSON object';
   const missing = ['client_email', 'private_key'].filter(
     (field) => typeof (json as Record<string, unknown>)[field] !== 'string',
   );
-  return missing.length === 0 ? undefined : `without ${missing.join(' and ')}`;
+  return missing.length === 0 ? undefined : `has no ${missing.join(' and no ')}`;
 }
 
 /** Retries of a request to Google: its limits page's back-off (1 s, 2 s, 4 s … plus jitter). */

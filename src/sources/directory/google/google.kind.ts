@@ -25,8 +25,8 @@ function checkedAccess(settings: GoogleSettings, context: SourceContext): Google
   const access = googleAccess(settings, context);
   const problem = keyProblem(access.key());
   if (problem !== undefined) {
-    const line = `the google source of directory ${context.name}: the service account key is ${problem}`;
-    throw new BridgeError('invalid_input', `Invalid Google service account key: ${problem}`, {
+    const line = `directory ${context.name} (google): the service account key ${problem}`;
+    throw new BridgeError('invalid_input', `The Google service account key ${problem}`, {
       problems: [line],
     });
   }
