@@ -1,9 +1,12 @@
+import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ReferenceTarget } from 'scim-reference-target';
+import { ProvisionResult } from '../../src/admin/schemas/provision.schema.js';
 import { startTarget } from '../support/engine.js';
 import { GoogleWorkspace } from '../support/google-workspace.js';
 import { until } from '../support/until.js';
 import {
+  ADMIN,
   keyFile,
   seedSmallDirectory,
   startGoogleBridge,
@@ -109,6 +112,30 @@ describe('change reads of Google Workspace (audit logs)', () => {
     });
     expect(user(at('frank'))?.name?.familyName).toBe('Tester');
     await expect.poll(() => user(at('frank'))?.name?.familyName, { timeout: 10_000 }).toBe('Late');
+  });
+
+  it('provisions one Google user and one group on demand, by primary address', async () => {
+    // Seeded: no audit record, so only the provision brings them.
+    const gina = google.seed.user({ primaryEmail: at('gina'), givenName: 'Gina', familyName: 'Tester' });
+    const team = google.seed.group({ email: at('team'), name: 'Team' });
+    google.seed.member(team.id, { id: gina.id, role: 'OWNER' });
+    const provision = async (kind: 'users' | 'groups', key: string) =>
+      ProvisionResult.parse(
+        (
+          await request(bridge.engine.bridge.http.server)
+            .post(`/admin/identities/${kind}/${encodeURIComponent(key)}/provision`)
+            .set({ Authorization: `Bearer ${ADMIN}` })
+            .send({})
+            .expect(200)
+        ).body,
+      );
+    const one = await provision('users', at('gina'));
+    expect(one.steps.read).toMatchObject({ found: true, id: gina.id, label: at('gina') });
+    expect(one.steps.applied?.state).toBe('converged');
+    expect(user(at('gina'))).toMatchObject({ externalId: gina.id, active: true });
+    const both = await provision('groups', at('team'));
+    expect(both.steps.read).toMatchObject({ found: true, id: team.id, label: at('team') });
+    expect(group('Team')?.members?.map((m) => m.value)).toEqual([user(at('gina'))?.id]);
   });
 
   it('a watermark the log no longer reaches (180 days) has the input read in full', async () => {

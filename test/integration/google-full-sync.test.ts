@@ -1,11 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ReferenceTarget } from 'scim-reference-target';
 import { collectSnapshot } from '../../src/sources/directory/collect-snapshot.js';
-import { createInputs } from '../../src/sources/registry.js';
+import type { DirectorySettings } from '../../src/config/schema.js';
+import { buildDirectorySource, createInputs } from '../../src/sources/registry.js';
 import { testConfig } from '../support/config.js';
 import { startTarget } from '../support/engine.js';
-import { GoogleWorkspace } from '../support/google-workspace.js';
+import { GoogleWorkspace, READ_ONLY_SCOPES } from '../support/google-workspace.js';
 import { logSink } from '../support/log-sink.js';
+import { until } from '../support/until.js';
 import {
   directoriesConfig,
   seedSmallDirectory,
@@ -200,5 +202,79 @@ describe('a read of Google Workspace is whole or it is nothing', () => {
     expect(view).toMatchObject({ state: 'failed', error: { code: 'source_invalid' } });
     expect(view.error?.message).toContain('ended early');
     expect(active()).toBe(511);
+  });
+});
+
+describe('signing in to Google Workspace', () => {
+  let google: GoogleWorkspace;
+  let files: Files;
+  const sourceOf = (items: Parameters<typeof directoriesConfig>[2]) => {
+    const config = testConfig({ CONFIG_FILE: directoriesConfig(files, google, items) });
+    const source = buildDirectorySource(config.directories[0] as DirectorySettings);
+    if (!source?.check) throw new Error('the google source has no check');
+    return source as typeof source & { check: NonNullable<typeof source.check> };
+  };
+
+  beforeAll(async () => {
+    google = await GoogleWorkspace.start();
+    seedSmallDirectory(google);
+    files = tempFiles();
+  });
+  afterAll(async () => {
+    await google?.close();
+    files?.remove();
+  });
+
+  it("check-config's checks say in plain words which scope the delegation lacks, and an administrator who may not read", async () => {
+    const email = google.serviceAccount.client_email;
+    const all = READ_ONLY_SCOPES;
+    google.accounts.setDelegation(
+      email,
+      all.filter((s) => !s.endsWith('admin.reports.audit.readonly')),
+    );
+    const checks = await sourceOf([{ name: 'gws' }]).check();
+    google.accounts.setDelegation(email, all);
+    expect(checks[0]).toMatchObject({ what: 'sign-in', ok: false });
+    expect(checks[0]?.detail).toContain('not granted domain-wide delegation of every scope asked');
+    expect(checks.slice(1).map((c) => [c.what, c.ok])).toEqual([
+      ['admin.directory.user.readonly', true],
+      ['admin.directory.group.readonly', true],
+      ['admin.directory.group.member.readonly', true],
+      ['admin.reports.audit.readonly', false],
+    ]);
+
+    const notAdmin = await sourceOf([
+      { name: 'gws', google: { adminSubject: `frank@${google.domain}` } },
+    ]).check();
+    expect(notAdmin.map((c) => c.ok)).toEqual([true, false, false, false, false]);
+    expect(notAdmin[1]?.detail).toContain('may not read users and groups');
+    expect(notAdmin[4]?.detail).toContain('may not read the audit log');
+    expect((await sourceOf([{ name: 'gws' }]).check()).every((c) => c.ok)).toBe(true);
+  });
+
+  it('re-reads a rotated key from its file; a deleted key is refused in plain words', async () => {
+    const source = sourceOf([{ name: 'gws' }]);
+    expect((await source.read()).users).toHaveLength(7);
+    const email = google.serviceAccount.client_email;
+    const rotated = google.accounts.addKey(email);
+    google.accounts.deleteKey(email, google.serviceAccount.private_key_id);
+    google.expireAccessTokens();
+    const refused = await source.read().then(
+      () => undefined,
+      (error: unknown) => error as Error,
+    );
+    expect(refused?.message).toContain("the key is not one of the service account's keys");
+    files.write('service-account.json', JSON.stringify(rotated));
+    await until(
+      'a read with the rotated key',
+      () =>
+        source.read().then(
+          () => true,
+          () => false,
+        ),
+      {
+        timeoutMs: 10_000,
+      },
+    );
   });
 });

@@ -19,35 +19,34 @@ export async function checkGoogle(access: GoogleAccess): Promise<SourceCheck[]> 
   }
   const api = new GoogleApi(access);
   try {
-    const checks: SourceCheck[] = [{ what: 'sign-in', ok: true }];
-    const { customer } = access.settings;
-    const one = { maxResults: '1' };
-    checks.push(
-      await read(api, SCOPES.users, `${DIRECTORY}/users`, { customer, ...one, fields: 'users(id)' }),
-    );
-    let groupId: string | undefined;
-    checks.push(
-      await read(
-        api,
-        SCOPES.groups,
-        `${DIRECTORY}/groups`,
-        { customer, ...one, fields: 'groups(id)' },
-        (b) => {
-          groupId = (b as { groups?: { id?: string }[] }).groups?.[0]?.id;
-        },
-      ),
-    );
-    checks.push(
-      groupId === undefined
-        ? { what: shortScope(SCOPES.members), ok: true, detail: 'no group to read members of' }
-        : await read(api, SCOPES.members, `${DIRECTORY}/groups/${encodeURIComponent(groupId)}/members`, one),
-    );
-    const reportsCustomer = customer === 'my_customer' ? {} : { customerId: customer };
-    checks.push(await read(api, SCOPES.audit, `${REPORTS}/admin`, { ...one, ...reportsCustomer }));
-    return checks;
+    return [{ what: 'sign-in', ok: true }, ...(await reads(api))];
   } finally {
     await api.close();
   }
+}
+
+/** One cheap read per scope; members are read of the first group listed, if any. */
+async function reads(api: GoogleApi): Promise<SourceCheck[]> {
+  const { customer } = api.access.settings;
+  const one = { maxResults: '1' };
+  const users = await read(api, SCOPES.users, `${DIRECTORY}/users`, {
+    customer,
+    ...one,
+    fields: 'users(id)',
+  });
+  let groupId: string | undefined;
+  const groups = await read(api, SCOPES.groups, `${DIRECTORY}/groups`, { customer, ...one }, (body) => {
+    groupId = (body as { groups?: { id?: string }[] }).groups?.[0]?.id;
+  });
+  const what = shortScope(SCOPES.members);
+  const members: SourceCheck = !groups.ok
+    ? { what, ok: false, detail: 'not checked: the groups could not be read' }
+    : groupId === undefined
+      ? { what, ok: true, detail: 'no group to read members of' }
+      : await read(api, SCOPES.members, `${DIRECTORY}/groups/${encodeURIComponent(groupId)}/members`, one);
+  const reportsCustomer = customer === 'my_customer' ? {} : { customerId: customer };
+  const audit = await read(api, SCOPES.audit, `${REPORTS}/admin`, { ...one, ...reportsCustomer });
+  return [users, groups, members, audit];
 }
 
 async function read(
@@ -58,7 +57,8 @@ async function read(
   seen?: (body: unknown) => void,
 ): Promise<SourceCheck> {
   try {
-    seen?.((await api.get(api.url(path, params))).body);
+    const answer = await api.get(api.url(path, params));
+    seen?.(answer.body);
     return { what: shortScope(scope), ok: true };
   } catch (error) {
     return { what: shortScope(scope), ok: false, detail: messageOf(error) };
