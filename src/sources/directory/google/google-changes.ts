@@ -105,28 +105,13 @@ async function groupChanges(
   everyoneBefore: ReadonlySet<string>,
 ): Promise<SourceChange[]> {
   if (addresses.length === 0) return [];
-  const { api, edges, lookup, signal } = ctx;
+  const { edges } = ctx;
   const found = await resolveGroups(ctx, addresses);
   const removed = [...found].filter(([, group]) => group === null).map(([id]) => id);
   const present = [...found.values()].filter((group): group is GoogleGroup => group !== null);
   // The groups above a deleted one lose its users: found before its edges go.
   const aboveRemoved = await withAncestors(edges, removed);
-  const members = new Map<string, GroupMembers>();
-  for (const group of present) {
-    ctx.reads++;
-    members.set(group.id, await readMembers(api, group, () => true, noneLeftOut(), signal));
-  }
-  const ours = await ourGroups(lookup, members, found);
-  await edges.update(
-    new Map([
-      ...removed.map((id) => [id, null] as const),
-      ...[...members].map(
-        ([id, m]) =>
-          [id, { users: m.users, groups: m.groups.filter((g) => g === EVERYONE || ours.has(g)) }] as const,
-      ),
-    ]),
-  );
-  await lookup.set(present.flatMap(groupEntries));
+  await updateGraph(ctx, present, removed, found);
   const everyone = await everyoneGroups(edges);
   const newlyEveryone = [...everyone].find((id) => !everyoneBefore.has(id));
   if (newlyEveryone !== undefined) throw untrusted(`group ${newlyEveryone} now holds every user`);
@@ -140,6 +125,32 @@ async function groupChanges(
     ...removed.map((id): SourceChange => ({ op: 'remove', kind: 'groups', id })),
     ...(await flattened(ctx, [...affected], found, everyone)),
   ];
+}
+
+/** The direct members of the groups read again, and the groups gone, into the input's graph and table. */
+async function updateGraph(
+  ctx: ChangeContext,
+  present: readonly GoogleGroup[],
+  removed: readonly string[],
+  found: ReadonlyMap<string, GoogleGroup | null>,
+): Promise<void> {
+  const members = new Map<string, GroupMembers>();
+  for (const group of present) {
+    ctx.reads++;
+    members.set(group.id, await readMembers(ctx.api, group, () => true, noneLeftOut(), ctx.signal));
+  }
+  const ours = await ourGroups(ctx.lookup, members, found);
+  const kept = (m: GroupMembers) => ({
+    users: m.users,
+    groups: m.groups.filter((g) => g === EVERYONE || ours.has(g)),
+  });
+  await ctx.edges.update(
+    new Map([
+      ...removed.map((id) => [id, null] as const),
+      ...[...members].map(([id, m]) => [id, kept(m)] as const),
+    ]),
+  );
+  await ctx.lookup.set(present.flatMap(groupEntries));
 }
 
 /** Each address resolved now and as the table knew it; every id read (null: gone). */

@@ -9,8 +9,8 @@ import type { GoogleApi } from './google-api.js';
  *
  * - a page without its list key is believed only as the first and last page of a list that may
  *   be empty, and only as the walk says: `never` (users: the administrator acted for is one, so
- *   the list is never empty), `again` (asked once more; the second answer is believed), `expected`
- *   (groups' members: empty only when groups.list counted no direct member);
+ *   the list is never empty), `again` (asked once more, and the second answer taken: the groups),
+ *   `expected` (a group's members that groups.list counted: asked once more, and empty twice fails);
  * - a last page that is full may be a walk cut short (a `nextPageToken` lost, idp-scim-sync #70):
  *   the page is asked again one item shorter, which must then give a token, and the page after it
  *   must hold nothing the full page did not — otherwise the list went on and the read fails;
@@ -42,21 +42,22 @@ export async function* walkList(api: GoogleApi, walk: ListWalk): AsyncGenerator<
   const seen = new Set<string>();
   let token: string | undefined;
   for (let first = true; ; first = false) {
-    const page = await readPage(api, walk, token, walk.pageSize);
-    if (page.items === undefined) {
+    let page = await readPage(api, walk, token, walk.pageSize);
+    if (page.items === undefined || (first && page.items.length === 0 && page.next === undefined)) {
       if (!first || page.next !== undefined) throw api.invalid(page.url, `a page without "${walk.itemsKey}"`);
       const again = await emptyList(api, walk, page.url);
-      if (again) yield again;
-      return;
+      if (again === undefined) return;
+      page = again;
     }
+    const items = page.items ?? [];
     if (page.next === undefined) {
-      if (page.items.length >= walk.pageSize) await confirmEnd(api, walk, token, page.items);
-      yield { items: page.items, answer: page.answer };
+      if (items.length >= walk.pageSize) await confirmEnd(api, walk, token, items);
+      yield { items, answer: page.answer };
       return;
     }
     if (seen.has(page.next)) throw api.invalid(page.url, 'the page token repeats one already followed');
     seen.add(page.next);
-    yield { items: page.items, answer: page.answer };
+    yield { items, answer: page.answer };
     token = page.next;
   }
 }
@@ -96,20 +97,19 @@ async function readPage(api: GoogleApi, walk: ListWalk, token: string | undefine
   } satisfies RawPage;
 }
 
-/** A first page without the list key: what the walk believes of it, or a failure. */
-async function emptyList(api: GoogleApi, walk: ListWalk, url: URL): Promise<Page | undefined> {
+/**
+ * A first page without its list: undefined when the walk believes the list empty; otherwise the
+ * first page asked again, taken in its place when it has its list (a lost key is a transient fault).
+ */
+async function emptyList(api: GoogleApi, walk: ListWalk, url: URL): Promise<RawPage | undefined> {
   if (walk.empty === 'allowed') return undefined;
   const why = `answered 200 without "${walk.itemsKey}"`;
   if (walk.empty === 'never')
     throw api.invalid(url, `${why}, although the list cannot be empty: the read is abandoned`);
   const again = await readPage(api, walk, undefined, walk.pageSize);
-  if (again.items === undefined) {
-    if (walk.empty === 'again') return undefined;
-    throw api.invalid(url, `${why} twice, although the group has direct members: the read is abandoned`);
-  }
-  if (again.next !== undefined || again.items.length >= walk.pageSize)
-    throw api.invalid(url, `${why}, then with a list: the read is abandoned`);
-  return { items: again.items, answer: again.answer };
+  if (again.items !== undefined && again.items.length > 0) return again;
+  if (walk.empty === 'again') return undefined;
+  throw api.invalid(url, `${why} twice, although the group has direct members: the read is abandoned`);
 }
 
 /**
