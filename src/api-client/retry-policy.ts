@@ -10,6 +10,12 @@
  *   exponential back-off and full jitter (a random wait between 0 and base × 2^(n-1), capped), or
  *   after `Retry-After` when the answer gives one; only for idempotent requests (GET, or a request
  *   its caller declares safe to repeat, as a token request is): a POST is never retried blindly.
+ * - A vendor that throttles without saying how long to wait (Google's 403 `userRateLimitExceeded`
+ *   has no `Retry-After`) asks for `throttleBackoff`: its throttled answers are then waited out
+ *   with exponential back-off and jitter — half of `defaultThrottleWaitMs` × 2^n plus a random part
+ *   up to the other half, capped at `maxDelayMs` — as Google's limits page prescribes ("1 second +
+ *   random_number_milliseconds, 2 seconds + …"), instead of one fixed wait that many clients would
+ *   share.
  * - Every wait of one request counts against `maxTotalWaitMs`: a wait that would pass it is not
  *   waited, and the request fails with the wait the server asked for as `retryAfterMs`.
  */
@@ -24,8 +30,10 @@ export interface RetryPolicy {
   maxTotalWaitMs: number;
   /** Throttled answers waited out per request, without spending an attempt. */
   throttleWaits: number;
-  /** The wait of a throttled answer that does not say how long. */
+  /** The wait of a throttled answer that does not say how long (with `throttleBackoff`: the first one). */
   defaultThrottleWaitMs: number;
+  /** Throttled answers that do not say how long are waited out with growing, jittered waits. */
+  throttleBackoff: boolean;
   /** The longest wait a server can ask for: a longer `Retry-After` is taken as this. */
   maxRetryAfterMs: number;
   /** Statuses that are transient failures. */
@@ -41,6 +49,7 @@ export const RETRY_DEFAULTS: Readonly<RetryPolicy> = Object.freeze({
   maxTotalWaitMs: 60_000,
   throttleWaits: 3,
   defaultThrottleWaitMs: 5_000,
+  throttleBackoff: false,
   maxRetryAfterMs: 15 * 60_000,
   statusCodes: [500, 502, 503, 504],
   errorCodes: [
@@ -84,7 +93,7 @@ export function waitBeforeRetry(
   const asked = options.askedMs === undefined ? undefined : Math.min(options.askedMs, policy.maxRetryAfterMs);
   if (failure === 'throttled') {
     if (state.throttles >= policy.throttleWaits) return undefined;
-    const waitMs = spend(policy, state, asked ?? policy.defaultThrottleWaitMs);
+    const waitMs = spend(policy, state, asked ?? throttleWaitMs(policy, state.throttles, options.random));
     if (waitMs !== undefined) state.throttles++;
     return waitMs;
   }
@@ -101,6 +110,13 @@ export function reportedWait(policy: RetryPolicy, askedMs: number | undefined): 
 export function backoffMs(policy: RetryPolicy, attempts: number, random: () => number = Math.random): number {
   const bound = Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** Math.max(attempts - 1, 0));
   return Math.round(random() * bound);
+}
+
+/** The wait of the n-th throttled answer (from 0) that does not say how long. */
+export function throttleWaitMs(policy: RetryPolicy, throttles: number, random: () => number = Math.random) {
+  if (!policy.throttleBackoff) return policy.defaultThrottleWaitMs;
+  const bound = Math.min(policy.maxDelayMs, policy.defaultThrottleWaitMs * 2 ** throttles);
+  return Math.round(bound / 2 + (random() * bound) / 2);
 }
 
 /** The wait, counted against the total, or undefined when the total would pass its bound. */

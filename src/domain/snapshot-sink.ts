@@ -1,4 +1,5 @@
 import type { StoredGroupEdges } from './group-graph.js';
+import type { StoredLookup } from './source-lookup.js';
 import type { ProblemPath } from './snapshot-problems.js';
 import type { SnapshotKind } from './snapshot-ledger.js';
 import type { ItemOrigin } from './snapshot-validator.js';
@@ -41,6 +42,11 @@ export interface ReadOptions {
    * flatten nested groups replaces them at the end of a full read, and reads them in a change read.
    */
   groupEdges?: StoredGroupEdges;
+  /**
+   * The input's own lookup table as the bridge keeps it between reads (source-lookup.ts): a source
+   * whose change feed names identities otherwise than by id replaces it at the end of a full read.
+   */
+  lookup?: StoredLookup;
 }
 
 /** A directory a full sync reads as a stream. */

@@ -101,6 +101,8 @@ export { SCRATCH_TABLES, syncWorkParts, type ScratchTable, type SyncWorkPart } f
  *                              (JSON {u: user ids, g: group ids}): what a change read of a source
  *                              with nested groups flattens from (group-edges.store.ts)
  *   P:input:graph-up:<owner> hash   group id → the groups holding it as a direct member (JSON list)
+ *   P:input:lookup:<owner>  hash    a source's own key → value table between reads (e.g. Google's
+ *                              addresses → ids), replaced by a full read (source-lookup.store.ts)
  *   P:session:<digest>  string  a queue-board session (the SHA-256 of its cookie → the admin token's
  *                              HMAC it was opened with), expiring with the session
  *   P:q                 prefix of the BullMQ queues
@@ -187,6 +189,7 @@ export interface Keys extends OwnershipKeys {
   inputFreshness(owner: string): string;
   inputRemovals(owner: string): string;
   inputGraph(owner: string, part: 'down' | 'up', next?: boolean): string;
+  inputLookup(owner: string, next?: boolean): string;
   adminSession(digest: string): string;
   queuePrefix(): string;
 }
@@ -239,6 +242,7 @@ export function createKeys(prefix: string): Keys {
     inputRemovals: (owner) => `${p}:input:removals:${owner}`,
     inputGraph: (owner, part, next) =>
       `${p}:input:${part === 'down' ? 'graph' : 'graph-up'}:${owner}${next === true ? ':next' : ''}`,
+    inputLookup: (owner, next) => `${p}:input:lookup:${owner}${next === true ? ':next' : ''}`,
     adminSession: (digest) => `${p}:session:${digest}`,
     queuePrefix: () => `${p}:q`,
   };

@@ -7,6 +7,9 @@ import { EXPIRE_KEYS, RECORD_ITEMS, REMEMBER, STAGE_ITEMS } from './lua/sync-sta
 import type { RedisClient } from './redis-connection.js';
 import { execPipeline, storeCall } from './redis-errors.js';
 
+/** Ids asked of Redis in one command at most (member checks, deferred members). */
+const LOOKUP_SLICE = 10_000;
+
 const scripts = {
   record: new LuaScript(RECORD_ITEMS),
   stage: new LuaScript(STAGE_ITEMS),
@@ -61,9 +64,15 @@ export class SyncStaging implements Ledger.SnapshotLedger {
   }
 
   async hasUsers(ids: readonly string[]): Promise<boolean[]> {
-    if (ids.length === 0) return [];
-    const found = await storeCall(() => this.redis.hmget(this.key('src:u:ids'), ...ids));
-    return found.map((value) => value !== null);
+    const known: boolean[] = [];
+    // A batch of groups may name hundreds of thousands of members: asked a slice at a time, as
+    // one command's arguments they would overflow the call stack.
+    for (let i = 0; i < ids.length; i += LOOKUP_SLICE) {
+      const slice = ids.slice(i, i + LOOKUP_SLICE);
+      const found = await storeCall(() => this.redis.hmget(this.key('src:u:ids'), ...slice));
+      for (const value of found) known.push(value !== null);
+    }
+    return known;
   }
 
   /** Desired users whose owner is another input than the sync's (none when it writes as no one). */
@@ -81,16 +90,19 @@ export class SyncStaging implements Ledger.SnapshotLedger {
   }
 
   async defer(checks: readonly Ledger.MemberCheck[]): Promise<void> {
-    if (checks.length === 0) return;
     const key = this.key('src:members');
-    const lines = checks.map((c) => JSON.stringify([encodeRef(c.group), c.position, c.member]));
-    await storeCall(() =>
-      this.redis
-        .multi()
-        .rpush(key, ...lines)
-        .pexpire(key, this.ttlMs)
-        .exec(),
-    );
+    for (let i = 0; i < checks.length; i += LOOKUP_SLICE) {
+      const lines = checks
+        .slice(i, i + LOOKUP_SLICE)
+        .map((c) => JSON.stringify([encodeRef(c.group), c.position, c.member]));
+      await storeCall(() =>
+        this.redis
+          .multi()
+          .rpush(key, ...lines)
+          .pexpire(key, this.ttlMs)
+          .exec(),
+      );
+    }
   }
 
   async *deferred(batchSize: number): AsyncIterable<Ledger.MemberCheck[]> {

@@ -4,6 +4,7 @@ import type { DesiredStateStore } from './desired-state.store.js';
 import { IdentityNameQueries } from './identity-names.queries.js';
 import type { Keys } from './keys.js';
 import { GroupEdgesStore } from './group-edges.store.js';
+import { SourceLookupStore } from './source-lookup.store.js';
 import type { ReconcileStateStore } from './reconcile-state.store.js';
 import type { RedisClient } from './redis-connection.js';
 import { sliceSortedSet } from './redis-iterate.js';
@@ -104,6 +105,11 @@ export class SyncStore {
   /** The input's nested groups as its last read left them (group-edges.store.ts). */
   groupEdges(owner: string): GroupEdgesStore {
     return new GroupEdgesStore(this.redis, this.keys, owner);
+  }
+
+  /** The input's source lookup table as its last read left it (source-lookup.store.ts). */
+  sourceLookup(owner: string): SourceLookupStore {
+    return new SourceLookupStore(this.redis, this.keys, owner);
   }
 
   /** Of these ids, which are desired identities of `owner`. */

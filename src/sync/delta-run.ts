@@ -58,13 +58,14 @@ export async function runDelta(deps: DeltaDeps, owner: Owner): Promise<DeltaOutc
   if (!input || (await deps.store.records.activeSyncId(owner))) return 'busy';
   const log = deps.logger.child({ input: owner });
   const watermark = await deps.store.deltas.watermark(owner);
+  const kept = { groupEdges: deps.store.groupEdges(owner), lookup: deps.store.sourceLookup(owner) };
   try {
     if (!watermark) {
-      await input.read.position({ groupEdges: deps.store.groupEdges(owner) });
+      await input.read.position(kept);
       return await fullSync(deps, owner, 'the input has no watermark yet', log);
     }
     const started = Date.now();
-    const read = await input.read.changesSince(watermark, { groupEdges: deps.store.groupEdges(owner) });
+    const read = await input.read.changesSince(watermark, kept);
     // A full sync that started while this read ran reads the same input, newer than this read:
     // applied after it, these changes would bring older values back. It is left to that sync.
     if (await deps.store.records.activeSyncId(owner)) return 'busy';

@@ -162,8 +162,11 @@ async function readSource(
   });
   stager.onFirstUser = gate.startListing;
   // A source that fails mid-stream: its batches settle before the run ends and deletes its work.
-  const groupEdges = run.scope === undefined ? {} : { groupEdges: deps.store.groupEdges(run.scope) };
-  await reader.stream(stager, { signal: run.cancel.signal, ...groupEdges }).catch(async (error: unknown) => {
+  const kept =
+    run.scope === undefined
+      ? {}
+      : { groupEdges: deps.store.groupEdges(run.scope), lookup: deps.store.sourceLookup(run.scope) };
+  await reader.stream(stager, { signal: run.cancel.signal, ...kept }).catch(async (error: unknown) => {
     await stager.settle();
     throw error;
   });

@@ -86,6 +86,7 @@ function alternateKeys(tag: string): Keys {
     inputFreshness: (owner) => `${tag}/inputs/freshness/${owner}`,
     inputRemovals: (owner) => `${tag}/inputs/removals/${owner}`,
     inputGraph: (owner, part, next) => `${tag}/inputs/graph/${part}/${owner}${next === true ? '/next' : ''}`,
+    inputLookup: (owner, next) => `${tag}/inputs/lookup/${owner}${next === true ? '/next' : ''}`,
     adminSession: (digest) => `${tag}/sessions/${digest}`,
     queuePrefix: () => `${tag}/q`,
   };

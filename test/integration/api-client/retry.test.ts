@@ -184,6 +184,19 @@ describe('the retry policy', () => {
     await client.getJson('users');
     expect(server.requests).toHaveLength(2);
 
+    // Without a wait asked, throttling waits grow: half of 40 ms × 2^n and up to as much again.
+    server.requests.length = 0;
+    server.script = (_, res, n) => (n < 3 ? json(res, 403, throttled) : json(res, 200, {}));
+    const backingOff = clientOf(server, {
+      vendor: googleAnswers,
+      retry: { defaultThrottleWaitMs: 40, throttleBackoff: true, throttleWaits: 3, maxDelayMs: 1000 },
+    });
+    await backingOff.getJson('users');
+    const waits = gaps(server);
+    expect(waits).toHaveLength(3);
+    waits.forEach((gap, n) => expect(gap).toBeGreaterThanOrEqual(20 * 2 ** n - 2));
+    expect(waits[2]).toBeLessThan(1000);
+
     const forbidden = {
       error: {
         code: 403,

@@ -63,7 +63,8 @@ export async function serve(frontend: Frontend, req: IncomingMessage, res: Serve
   });
   res.writeHead(reply.status, {
     'content-type': 'application/json; charset=UTF-8',
-    date: new Date().toUTCString(),
+    // Google's own time: a reader takes it for where its audit log reads start.
+    date: new Date(frontend.clock.now()).toUTCString(),
     ...reply.headers,
   });
   res.end(text);
