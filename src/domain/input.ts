@@ -95,6 +95,11 @@ export interface DeltaChanges {
   readonly newestChangeAt?: number;
   /** Entries left out before any scope (no id, not an identity), with why. */
   readonly skipped?: readonly { label: string; reason: string }[];
+  /**
+   * Every user whose groups changed is upserted here with its groups as facts: a scope or mapping
+   * that reads membership can follow the read (otherwise a group change asks for a full read).
+   */
+  readonly membershipStated?: boolean;
 }
 
 /**

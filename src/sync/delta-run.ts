@@ -100,7 +100,11 @@ export async function runDelta(deps: DeltaDeps, owner: Owner): Promise<DeltaOutc
  */
 function mapDelta(owner: Owner, input: DeltaInput, read: DeltaChanges, log: Logger): MappedChanges {
   const signal = owner === 'okta' ? 'okta' : 'directory';
-  const mapped = mapSourceChanges(input.policy, read.changes, { detail: 'change read', signal });
+  const mapped = mapSourceChanges(input.policy, read.changes, {
+    detail: 'change read',
+    signal,
+    membershipKnown: read.membershipStated === true,
+  });
   const skipped = [...(read.skipped ?? []), ...mapped.skipped];
   if (skipped.length > 0)
     log.warn({ skipped: skipped.slice(0, 20), count: skipped.length }, 'delta left entries out');
