@@ -1,5 +1,5 @@
 import { BridgeError } from '../../domain/errors.js';
-import type { DeltaChanges, DeltaSource, SourceChange, Watermark } from '../../domain/input.js';
+import type { DeltaChanges, DeltaRead, SourceChange, Watermark } from '../../domain/input.js';
 import type { ReadOptions } from '../../domain/snapshot-sink.js';
 import type { OktaApiClient } from './okta-api.client.js';
 import { readOktaEvent } from './okta-event.js';
@@ -30,12 +30,14 @@ export const HOOK_GRACE_MS = 3000;
  * in full, and the log read from where that read began. The cursor moves only once the changes are
  * applied (sync/delta-run.ts).
  */
-export class OktaSystemLogDelta implements DeltaSource {
+export class OktaSystemLogDelta implements DeltaRead {
   readonly watermarkKind = KIND;
   /** One client for every read: its pacer remembers Okta's rate-limit buckets from one read to the next. */
   private client: OktaApiClient | undefined;
 
   constructor(
+    /** OKTA_LOG_POLL_SECONDS. */
+    readonly everySeconds: number,
     private readonly open: () => OktaApiClient,
     private readonly origin: string,
     private readonly events: Omit<OktaEventReadDeps, 'okta' | 'readUser'>,

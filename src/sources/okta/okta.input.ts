@@ -57,22 +57,14 @@ export function oktaInput(
     },
     readOne: oktaReadOne(open, after.users.readsMembership),
   });
-  const changes = new OktaSystemLogDelta(open, origin, {
+  const changes = new OktaSystemLogDelta(settings.logPollSeconds, open, origin, {
     readsMembership: policy.users.readsMembership,
     ...(deps.logger ? { logger: deps.logger } : {}),
   });
   return {
     ...push,
     full: read(policy),
-    ...(settings.logPollSeconds > 0
-      ? {
-          delta: {
-            watermarkKind: changes.watermarkKind,
-            everySeconds: settings.logPollSeconds,
-            ...bound(changes),
-          },
-        }
-      : {}),
+    ...(settings.logPollSeconds > 0 ? { delta: changes } : {}),
     health: () => ({ state: 'ok' }),
     close: () => changes.close(),
   };
@@ -91,11 +83,4 @@ function openOkta(settings: OktaSettings, deps: OktaInputDeps, timeoutMs?: numbe
     ...(timeoutMs === undefined ? {} : { timeoutMs }),
     ...(deps.metrics ? { metrics: deps.metrics } : {}),
   });
-}
-
-function bound(changes: OktaSystemLogDelta) {
-  return {
-    position: () => changes.position(),
-    changesSince: changes.changesSince.bind(changes),
-  };
 }
