@@ -2,6 +2,7 @@ import { sectionOf, type SettingsCatalog } from '../config/catalog.js';
 import type { Config, DirectorySettings } from '../config/schema.js';
 import { isBridgeError } from '../domain/errors.js';
 import { Inputs } from '../domain/input.js';
+import { entraSource } from './directory/entra/entra.kind.js';
 import { fileSource } from './directory/file/file.kind.js';
 import { ldapSource } from './directory/ldap/ldap.kind.js';
 import { scimSource } from './directory/scim/scim.kind.js';
@@ -22,7 +23,7 @@ import type { DirectorySourceKind } from './source-kind.js';
  * entry below, and its documentation; the configuration, check-config, status and Helm's values
  * schema derive from this list.
  */
-export const DIRECTORY_SOURCES: readonly DirectorySourceKind[] = [fileSource, ldapSource, scimSource];
+export const DIRECTORY_SOURCES: readonly DirectorySourceKind[] = [fileSource, ldapSource, scimSource, entraSource];
 
 /** What the configuration knows of the inputs' settings (config/catalog.ts). */
 export const CATALOG: SettingsCatalog = {

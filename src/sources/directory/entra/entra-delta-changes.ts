@@ -1,0 +1,177 @@
+import {
+  flattenGroups,
+  withAncestors,
+  type DirectMembers,
+  type StoredGroupEdges,
+} from '../../../domain/group-graph.js';
+import type { SourceChange } from '../../../domain/input.js';
+import { applyMembers, LEFT_OUT_REASON, leftOut } from './entra-graph-edges.js';
+import { GROUP_SELECT, groupItem, labelOf, query, userItem, type GraphObject } from './entra-items.js';
+import type { GroupRound, UserRound } from './entra-rounds.js';
+import { inScope, type Assigned, type InScope } from './entra-scope.js';
+import type { GraphSession, RequestGate } from './graph-session.js';
+
+/**
+ * What one change read's rounds mean for the platform (SPEC §5.5). The groups' member changes
+ * update the graph the bridge keeps (group delta states direct members only, and never a change
+ * that reaches a group through a nested one); every group whose flattened members may have changed
+ * — the changed groups and all their ancestors, and the ancestors of a removed group — is flattened
+ * again from the graph and upserted whole, its properties from the round or read anew. A user
+ * `@removed` (soft-deleted or gone) is removed, and is no member of any group sent: group delta
+ * keeps a soft-deleted user's memberships until the hard delete, 30 days on, but the removal takes
+ * the user out of every group at once. With ENTRA_ASSIGNED_TO, what enters the scope is upserted
+ * (a user read anew when the round did not bring it) and what leaves it is removed.
+ */
+
+export interface ChangeContext {
+  graph: GraphSession;
+  edges: StoredGroupEdges;
+  userSelect: readonly string[];
+  assigned?: Assigned;
+  concurrency: number;
+  gate: RequestGate;
+}
+
+export interface ChangesFound {
+  changes: SourceChange[];
+  skipped: { label: string; reason: string }[];
+}
+
+const NONE: DirectMembers = { users: [], groups: [] };
+
+export async function deltaChanges(
+  context: ChangeContext,
+  users: UserRound,
+  groups: GroupRound,
+): Promise<ChangesFound> {
+  const skipped: ChangesFound['skipped'] = [];
+  const { edges, assigned } = context;
+  const before = assigned ? await inScope(edges, assigned) : undefined;
+  const affected = await updateGraph(edges, groups, skipped);
+  const after = assigned ? await inScope(edges, assigned) : undefined;
+  const removedUsers = new Set([...users.users].filter(([, u]) => 'removed' in u).map(([id]) => id));
+  const userChanges = await changedUsers(context, users, removedUsers, { before, after });
+  const groupChanges = await changedGroups(context, groups, affected, { removedUsers, before, after });
+  return { changes: [...userChanges, ...groupChanges], skipped };
+}
+
+/**
+ * Applies the round's member changes to the kept graph; returns the groups to send again (the
+ * changed ones with their ancestors, the ancestors of removed ones) without the removed ones.
+ */
+async function updateGraph(
+  edges: StoredGroupEdges,
+  round: GroupRound,
+  skipped: ChangesFound['skipped'],
+): Promise<Set<string>> {
+  const removed = [...round.groups].filter(([, g]) => g.removed !== undefined).map(([id]) => id);
+  const changed = [...round.groups].filter(([, g]) => g.removed === undefined).map(([id]) => id);
+  const orphaned = removed.length > 0 ? await withAncestors(edges, removed) : new Set<string>();
+  const before = await edges.members(changed);
+  const out = leftOut((member, type, group) =>
+    skipped.push({ label: `${type} ${member} in ${group}`, reason: LEFT_OUT_REASON }),
+  );
+  const updates = new Map<string, DirectMembers | null>(removed.map((id) => [id, null]));
+  for (const id of changed) {
+    const group = round.groups.get(id);
+    const held = before.get(id);
+    if (!group || (group.members.size === 0 && held !== undefined)) continue;
+    const label = typeof group.props?.displayName === 'string' ? group.props.displayName : id;
+    updates.set(id, applyMembers(held ?? NONE, { id, label }, group.members, out));
+  }
+  await edges.update(updates);
+  const membersChanged = changed.filter((id) => updates.has(id));
+  const affected = await withAncestors(edges, membersChanged);
+  for (const id of [...changed, ...orphaned]) affected.add(id);
+  for (const id of removed) affected.delete(id);
+  return affected;
+}
+
+interface ScopeShift {
+  before: InScope | undefined;
+  after: InScope | undefined;
+}
+
+async function changedUsers(
+  context: ChangeContext,
+  round: UserRound,
+  removedUsers: ReadonlySet<string>,
+  { before, after }: ScopeShift,
+): Promise<SourceChange[]> {
+  const upserts: SourceChange[] = [];
+  const removals: SourceChange[] = [...removedUsers].map((id) => remove('users', id));
+  for (const [id, user] of round.users) {
+    if ('removed' in user) continue;
+    if (after === undefined || after.users.has(id)) upserts.push(upsert('users', userItem(user), user));
+    else if (before?.users.has(id) === true) removals.push(remove('users', id));
+  }
+  if (after !== undefined && before !== undefined) {
+    const entering = [...after.users].filter((id) => !before.users.has(id) && !round.users.has(id));
+    const read = await readEach(context, entering, (id) =>
+      query(`users/${encodeURIComponent(id)}`, { $select: context.userSelect.join(',') }),
+    );
+    for (const raw of read) upserts.push(upsert('users', userItem(raw), raw));
+    for (const id of before.users)
+      if (!after.users.has(id) && !round.users.has(id)) removals.push(remove('users', id));
+  }
+  return [...upserts, ...removals];
+}
+
+async function changedGroups(
+  context: ChangeContext,
+  round: GroupRound,
+  affected: Set<string>,
+  shift: ScopeShift & { removedUsers: ReadonlySet<string> },
+): Promise<SourceChange[]> {
+  const { before, after, removedUsers } = shift;
+  const removals = [...round.groups].filter(([, g]) => g.removed !== undefined).map(([id]) => id);
+  if (after !== undefined) {
+    for (const id of after.groups) if (before?.groups.has(id) === false) affected.add(id);
+    for (const id of before?.groups ?? []) if (!after.groups.has(id)) removals.push(id);
+  }
+  const sent = [...affected].filter((id) => after === undefined || after.groups.has(id));
+  const known = sent.filter((id) => round.groups.get(id)?.props !== undefined);
+  const unknown = sent.filter((id) => round.groups.get(id)?.props === undefined);
+  const fetched = await readEach(context, unknown, (id) =>
+    query(`groups/${encodeURIComponent(id)}`, { $select: GROUP_SELECT.join(',') }),
+  );
+  const props = [...known.map((id) => round.groups.get(id)?.props as GraphObject), ...fetched];
+  const flat = await flattenGroups(
+    context.edges,
+    props.map((raw) => raw.id as string),
+  );
+  const upserts = props.map((raw) => {
+    const members = (flat.get(raw.id as string) ?? []).filter(
+      (user) => !removedUsers.has(user) && (after === undefined || after.users.has(user)),
+    );
+    return upsert('groups', groupItem(raw, members), raw);
+  });
+  return [...[...new Set(removals)].map((id) => remove('groups', id)), ...upserts];
+}
+
+/** Each object by its path, a few at a time; those Graph no longer has (404) are left out. */
+async function readEach(
+  context: ChangeContext,
+  ids: readonly string[],
+  path: (id: string) => string,
+): Promise<GraphObject[]> {
+  const found: GraphObject[] = [];
+  const queue = [...ids];
+  const permission = (p: string) => (p.startsWith('users/') ? 'User.Read.All' : 'GroupMember.Read.All');
+  const worker = async () => {
+    for (let id = queue.shift(); id !== undefined; id = queue.shift()) {
+      const raw = await context.graph.find(path(id), permission(path(id)), context.gate);
+      if (raw !== undefined) found.push(raw);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(context.concurrency, queue.length) }, worker));
+  return found;
+}
+
+function upsert(kind: 'users' | 'groups', item: Record<string, unknown>, raw: GraphObject): SourceChange {
+  return { op: 'upsert', kind, item, label: labelOf(raw) };
+}
+
+function remove(kind: 'users' | 'groups', id: string): SourceChange {
+  return { op: 'remove', kind, id };
+}

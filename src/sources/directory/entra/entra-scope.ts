@@ -1,0 +1,93 @@
+import { createHash } from 'node:crypto';
+import { BridgeError } from '../../../domain/errors.js';
+import type { GroupEdges } from '../../../domain/group-graph.js';
+import { query } from './entra-items.js';
+import type { GraphSession, RequestGate } from './graph-session.js';
+
+/**
+ * ENTRA_ASSIGNED_TO (SPEC §3): the users and groups assigned to an enterprise application — its
+ * service principal's `appRoleAssignedTo` (serviceprincipal-list-approleassignedto.md,
+ * Application.Read.All) — as the source's scope, with what Entra's own provisioning leaves out
+ * ("can't read or provision users in nested groups", how-provisioning-works.md):
+ *
+ * - users in scope: those assigned directly, and every user reachable from an assigned group
+ *   through its nested groups;
+ * - groups in scope: the assigned groups and every group nested in them, so that a group on the
+ *   platform only ever holds users in scope.
+ *
+ * Assignments have no delta query: each change read lists them again (a page of ids) and compares
+ * their digest with the watermark's; when they changed, the input is read in full.
+ */
+
+export interface Assigned {
+  users: ReadonlySet<string>;
+  groups: ReadonlySet<string>;
+  /** A digest of the assigned principals, kept in the watermark. */
+  digest: string;
+}
+
+export interface InScope {
+  users: ReadonlySet<string>;
+  groups: ReadonlySet<string>;
+}
+
+export async function readAssigned(
+  graph: GraphSession,
+  servicePrincipalId: string,
+  gate: RequestGate,
+): Promise<Assigned> {
+  const path = `servicePrincipals/${encodeURIComponent(servicePrincipalId)}`;
+  const found = await graph.find(query(path, { $select: 'id' }), 'Application.Read.All', gate);
+  if (found === undefined) throw noServicePrincipal(servicePrincipalId);
+  const users = new Set<string>();
+  const groups = new Set<string>();
+  const first = query(`${path}/appRoleAssignedTo`, { $select: 'principalId,principalType', $top: '999' });
+  for await (const page of graph.pages(first, 'Application.Read.All', gate)) {
+    for (const raw of page.items) {
+      const { principalId, principalType } = raw as { principalId?: unknown; principalType?: unknown };
+      if (typeof principalId !== 'string') continue;
+      if (principalType === 'User') users.add(principalId);
+      if (principalType === 'Group') groups.add(principalId);
+    }
+  }
+  const listed = [...[...users].map((id) => `u:${id}`), ...[...groups].map((id) => `g:${id}`)].sort();
+  const digest = createHash('sha256').update(listed.join('\n')).digest('base64url').slice(0, 22);
+  return { users, groups, digest };
+}
+
+/** The groups nested in `roots` (and they), and the users in any of them; cycles end the walk. */
+export async function reachable(edges: GroupEdges, roots: Iterable<string>): Promise<InScope> {
+  const groups = new Set<string>();
+  const users = new Set<string>();
+  let frontier = [...new Set(roots)];
+  for (const id of frontier) groups.add(id);
+  while (frontier.length > 0) {
+    const found = await edges.members(frontier);
+    const next: string[] = [];
+    for (const members of found.values()) {
+      for (const user of members.users) users.add(user);
+      for (const group of members.groups) {
+        if (groups.has(group)) continue;
+        groups.add(group);
+        next.push(group);
+      }
+    }
+    frontier = next;
+  }
+  return { users, groups };
+}
+
+/** What is in scope: the assigned users, and what the assigned groups reach. */
+export async function inScope(edges: GroupEdges, assigned: Assigned): Promise<InScope> {
+  const found = await reachable(edges, assigned.groups);
+  for (const user of assigned.users) (found.users as Set<string>).add(user);
+  return found;
+}
+
+function noServicePrincipal(id: string): BridgeError {
+  return new BridgeError(
+    'source_invalid',
+    `ENTRA_ASSIGNED_TO: the tenant has no enterprise application (service principal) ${id}: give the ` +
+      "Object ID on the enterprise application's Overview page, not the app registration's client id",
+  );
+}
