@@ -1,7 +1,7 @@
 import { flattenGroups, type MemoryGroupEdges } from '../../../domain/group-graph.js';
 import { SOURCE_BATCH, type ReadOptions, type SnapshotSink } from '../../../domain/snapshot-sink.js';
 import type { Logger } from '../../../ops/logger.js';
-import { LEFT_OUT_REASON, leftOut, leftOutCount, roundEdges } from './entra-graph-edges.js';
+import { LEFT_OUT_REASON, leftOut, leftOutCount, markSoftDeleted, roundEdges } from './entra-graph-edges.js';
 import { GROUP_SELECT, groupItem, idOf, labelOf, query, userItem, type GraphObject } from './entra-items.js';
 import { readGroupRound, type GroupRound } from './entra-rounds.js';
 import { inScope, readAssigned, type InScope } from './entra-scope.js';
@@ -14,9 +14,10 @@ import type { GraphSession, RequestGate } from './graph-session.js';
  * members fill pages comes again with the next ones). The two are read side by side. Groups are
  * sent once every edge is known: each group's members are the users reachable through its nested
  * groups (domain/group-graph.ts), those the read listed; members that are neither users nor groups
- * are left out and reported (the read's skipped list, and a log line). With ENTRA_ASSIGNED_TO the
- * groups are read first, for the scope (entra-scope.ts). The graph read replaces the one the
- * bridge keeps for the change reads.
+ * are left out and reported (the read's skipped list, and a log line); so are users a group lists
+ * but the users list does not (soft-deleted: group delta keeps them until the hard delete). With
+ * ENTRA_ASSIGNED_TO the users wait for the groups, which say who is in scope (entra-scope.ts). The
+ * graph read replaces the one the bridge keeps for the change reads.
  */
 
 export interface ReadPlan {
@@ -37,12 +38,12 @@ export async function streamEntra(
   logger?: Logger,
 ): Promise<void> {
   const gate: RequestGate = options.signal ? { signal: options.signal } : {};
-  const live = new Set<string>();
+  const users = { live: new Set<string>(), listed: new Set<string>() };
   const assigned = plan.assignedTo === '' ? undefined : await readAssigned(graph, plan.assignedTo, gate);
   const [round] = await together(gate, [
     (g) => readGroupRound(graph, groupsRoundLink(), g),
     // With a scope, the users wait for the groups that say who is in it.
-    (g) => (assigned ? Promise.resolve() : streamUsers(graph, sink, { plan, live }, g)),
+    (g) => (assigned ? Promise.resolve() : streamUsers(graph, sink, { plan, ...users }, g)),
   ]);
   const out = leftOut((member, type, group) =>
     sink.skip?.('groups', `${type} ${member} in ${group}`, LEFT_OUT_REASON),
@@ -51,10 +52,11 @@ export async function streamEntra(
   let scope: InScope | undefined;
   if (assigned) {
     scope = await inScope(edges, assigned);
-    await streamUsers(graph, sink, { plan, live, only: scope.users }, gate);
+    await streamUsers(graph, sink, { plan, ...users, only: scope.users }, gate);
   }
+  await markSoftDeleted(edges, users.listed);
   await options.groupEdges?.replace(edges);
-  await sendGroups(sink, round, edges, { live, ...(scope ? { only: scope.groups } : {}) });
+  await sendGroups(sink, round, edges, { live: users.live, ...(scope ? { only: scope.groups } : {}) });
   if (out.byType.size > 0)
     logger?.info(
       { leftOut: Object.fromEntries(out.byType), count: leftOutCount(out) },
@@ -65,14 +67,15 @@ export async function streamEntra(
 async function streamUsers(
   graph: GraphSession,
   sink: SnapshotSink,
-  read: { plan: ReadPlan; live: Set<string>; only?: ReadonlySet<string> },
+  read: { plan: ReadPlan; live: Set<string>; listed: Set<string>; only?: ReadonlySet<string> },
   gate: RequestGate,
 ): Promise<void> {
-  const { plan, live, only } = read;
+  const { plan, live, listed, only } = read;
   const first = query('users', { $select: plan.userSelect.join(','), $top: String(plan.pageSize) });
   for await (const page of graph.pages(first, 'User.Read.All', gate)) {
     const users = (page.items as GraphObject[]).filter((raw) => {
       const id = idOf(raw);
+      if (id !== undefined) listed.add(id);
       return id !== undefined && (only === undefined || only.has(id));
     });
     for (const raw of users) live.add(raw.id as string);

@@ -62,3 +62,19 @@ export function leftOutCount(out: LeftOut): number {
   for (const n of out.byType.values()) total += n;
   return total;
 }
+
+/**
+ * The kept graph's entry listing the users that are soft-deleted (a reserved id, never a Graph
+ * object's). Group delta keeps such a user among its groups' members until the hard delete,
+ * 30 days on (delta-query-groups.md): the edges stay as Graph states them — a restore brings the
+ * memberships back — and flattening leaves these users out meanwhile.
+ */
+export const SOFT_DELETED = '#soft-deleted';
+
+/** Marks the users some group lists but the users list did not: soft-deleted ones. */
+export async function markSoftDeleted(edges: MemoryGroupEdges, listed: ReadonlySet<string>): Promise<void> {
+  const gone = new Set<string>();
+  for (const members of (await edges.members([...edges.ids()])).values())
+    for (const user of members.users) if (!listed.has(user)) gone.add(user);
+  edges.set(SOFT_DELETED, { users: [...gone], groups: [] });
+}

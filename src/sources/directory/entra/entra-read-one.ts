@@ -11,7 +11,7 @@ import {
   userItem,
   type GraphObject,
 } from './entra-items.js';
-import { readAssigned, type Assigned } from './entra-scope.js';
+import { enclosingGroups, readAssigned, type Assigned } from './entra-scope.js';
 import type { GraphSession, RequestGate } from './graph-session.js';
 
 /**
@@ -113,21 +113,8 @@ async function nestedUsers(one: One, groupId: string): Promise<GraphObject[]> {
 }
 
 /** The groups a user or group is in, directly or through nesting. */
-async function groupsOf(one: One, collection: 'users' | 'groups', id: string): Promise<GroupRef[]> {
-  const first = query(`${collection}/${encodeURIComponent(id)}/transitiveMemberOf`, {
-    $select: 'id,displayName',
-    $top: '999',
-  });
-  const permission = collection === 'users' ? 'User.Read.All' : 'GroupMember.Read.All';
-  const groups: GroupRef[] = [];
-  for await (const page of one.graph.pages(first, permission, one.gate)) {
-    for (const raw of page.items as GraphObject[]) {
-      const groupId = idOf(raw);
-      if (groupId === undefined || memberKind(raw) !== 'group') continue;
-      groups.push({ id: groupId, name: typeof raw.displayName === 'string' ? raw.displayName : groupId });
-    }
-  }
-  return groups;
+function groupsOf(one: One, collection: 'users' | 'groups', id: string): Promise<GroupRef[]> {
+  return enclosingGroups(one.graph, collection, id, one.gate);
 }
 
 function notAssigned(servicePrincipalId: string): string {

@@ -1,7 +1,8 @@
 import { createHash } from 'node:crypto';
 import { BridgeError } from '../../../domain/errors.js';
 import type { GroupEdges } from '../../../domain/group-graph.js';
-import { query } from './entra-items.js';
+import type { GroupRef } from '../../../domain/policy-context.js';
+import { idOf, memberKind, query, type GraphObject } from './entra-items.js';
 import type { GraphSession, RequestGate } from './graph-session.js';
 
 /**
@@ -82,6 +83,29 @@ export async function inScope(edges: GroupEdges, assigned: Assigned): Promise<In
   const found = await reachable(edges, assigned.groups);
   for (const user of assigned.users) (found.users as Set<string>).add(user);
   return found;
+}
+
+/** The groups a user or group is in, directly or through nesting (`/transitiveMemberOf`). */
+export async function enclosingGroups(
+  graph: GraphSession,
+  collection: 'users' | 'groups',
+  id: string,
+  gate: RequestGate,
+): Promise<GroupRef[]> {
+  const first = query(`${collection}/${encodeURIComponent(id)}/transitiveMemberOf`, {
+    $select: 'id,displayName',
+    $top: '999',
+  });
+  const permission = collection === 'users' ? 'User.Read.All' : 'GroupMember.Read.All';
+  const groups: GroupRef[] = [];
+  for await (const page of graph.pages(first, permission, gate)) {
+    for (const raw of page.items as GraphObject[]) {
+      const groupId = idOf(raw);
+      if (groupId === undefined || memberKind(raw) !== 'group') continue;
+      groups.push({ id: groupId, name: typeof raw.displayName === 'string' ? raw.displayName : groupId });
+    }
+  }
+  return groups;
 }
 
 function noServicePrincipal(id: string): BridgeError {
