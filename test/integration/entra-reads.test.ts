@@ -159,6 +159,16 @@ describe('the entra source', () => {
       // Replayed: the next read brings some of the same changes again, to the same end.
       const second = await delta.changesSince(first.watermark, { groupEdges: edges });
       expectNet(second.changes, { removedUser: fixture.userId(1), removedGroup: fixture.groupId(6) });
+      // Restored, the user is back in its groups (group 0 and, through nesting, chain 0's others).
+      entra.restoreUser(fixture.userId(1));
+      const third = await delta.changesSince(second.watermark, { groupEdges: edges });
+      expect(upserted(third.changes, 'users').map((u) => u.id)).toContain(fixture.userId(1));
+      const chain0 = [0, 1, 2, 3].map((g) => fixture.groupId(g));
+      const back = upserted(third.changes, 'groups').filter((g) => chain0.includes(g.id as string));
+      expect(back.map((g) => g.id).sort()).toEqual([...chain0].sort());
+      for (const group of back)
+        expect([...(group.members as string[])].sort()).toEqual(truth(group.id as string));
+      for (const group of back) expect(group.members).toContain(fixture.userId(1));
     } finally {
       entra.setDeltaChaos({});
       entra.setDeltaPaging({ objectsPerPage: 20, membersPerPage: 40 });
