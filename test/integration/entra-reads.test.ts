@@ -318,13 +318,20 @@ describe('the entra source', () => {
     expect((await source.check?.())?.every((c) => c.ok)).toBe(true);
     const renewed = await entra.addCertificate(app.clientId);
     entra.expireCertificate(app.clientId, first.certificateId);
+    const from = entra.requests().length;
     writeFileSync(file, `${renewed.privateKeyPem}\n${renewed.certificatePem}`);
+    // The file is re-read (checked about every second): the next sign-in asserts the renewed one.
+    const signIns = () =>
+      entra
+        .requests()
+        .slice(from)
+        .filter((r) => r.host === 'login');
     await expect
-      .poll(async () => (await source.check?.())?.[0], { timeout: 10_000, interval: 200 })
-      .toEqual({
-        what: 'sign-in',
-        ok: true,
-      });
+      .poll(async () => ((await source.check?.())?.[0]?.ok ? signIns().map((r) => r.status) : []), {
+        timeout: 10_000,
+        interval: 200,
+      })
+      .toEqual([200]);
     const stranger = await generateCertificate();
     writeFileSync(file, `${stranger.certificatePem}\n${stranger.privateKeyPem}`);
     const refused = build({ clientId: app.clientId, clientSecret: '', clientCertificateFile: file }).source;

@@ -11,7 +11,8 @@ import { GROUP_SELECT, userSelect } from './entra-items.js';
 import { entraReadOne } from './entra-read-one.js';
 import { originOf } from './entra-watermark.js';
 import type { EntraSettings } from './entra.settings.js';
-import { GraphSession } from './graph-session.js';
+import { GraphSession, graphSignIn } from './graph-session.js';
+import type { AuthStrategy } from '../../../api-client/auth/auth-strategy.js';
 
 /**
  * The `entra` directory source (SPEC §5.5): a Microsoft Entra ID tenant read through Microsoft
@@ -67,22 +68,28 @@ export class EntraDirectorySource implements DirectorySource {
 }
 
 const DEFAULT_TIMEOUT_S = 30;
+/** One sign-in (token cache) per configured directory, shared by the sources built for it. */
+const signIns = new WeakMap<EntraSettings, AuthStrategy>();
 
-/** How the source's reads connect: one Graph session per read, with the credential as it is now. */
+/** How the source's reads connect: a Graph session per read, on the directory's one sign-in. */
 export function graphOpener(settings: EntraSettings, context: SourceContext): () => GraphSession {
-  const credential = entraCredential(settings, context.secret('clientSecret'), context);
   const timeoutMs = context.timeoutMs ?? (settings.timeoutSeconds || DEFAULT_TIMEOUT_S) * 1000;
+  const metrics = context.metrics ? { metrics: context.metrics } : {};
+  let signIn = signIns.get(settings);
+  if (!signIn) {
+    const credential = entraCredential(settings, context.secret('clientSecret'), context);
+    signIn = graphSignIn({ ...settings, credential, timeoutMs, input: context.owner, ...metrics });
+    signIns.set(settings, signIn);
+  }
+  const shared = signIn;
   return () =>
     new GraphSession({
-      tenantId: settings.tenantId,
-      clientId: settings.clientId,
-      credential,
-      authorityHost: settings.authorityHost,
+      signIn: shared,
       graphUrl: settings.graphUrl,
       concurrency: settings.concurrency,
       timeoutMs,
       input: context.owner,
-      ...(context.metrics ? { metrics: context.metrics } : {}),
+      ...metrics,
     });
 }
 

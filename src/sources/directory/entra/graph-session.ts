@@ -7,29 +7,53 @@ import type { RetryPolicy } from '../../../api-client/retry-policy.js';
 import { graphAnswers, plainRefusal, signInRules } from './graph-answers.js';
 
 /**
- * One read's connection to Microsoft Graph v1.0 (SPEC §5.5): app-only client credentials at
- * `{authorityHost}/{tenant}/oauth2/v2.0/token` for the scope `{graphUrl}/.default`
+ * One read's connection to Microsoft Graph v1.0 (SPEC §5.5): at most `concurrency` requests in
+ * flight, next and delta links followed only on Graph's origin, each read with its own connections
+ * (closed at its end). The sign-in is the source's, shared by its reads: app-only client
+ * credentials at `{authorityHost}/{tenant}/oauth2/v2.0/token` for the scope `{graphUrl}/.default`
  * (v2-oauth2-client-creds-grant-flow), the token cached and refreshed ahead of expiry and once on
- * a 401 (api-client/auth), at most `concurrency` requests in flight, next and delta links followed
- * only on Graph's origin. Each read opens one and closes it: a rotated secret or certificate is
- * taken at the next read, and no connection outlives a read.
+ * a 401 (api-client/auth) — about one token an hour, not one per delta read — and taken anew when
+ * the secret or certificate changes.
  *
  * Throttling (graph/throttling, throttling-limits): 429, 503 and 504 are waited out — `Retry-After`
  * when given, else a back-off — for up to half an hour of waits per request, so that a tenant's
  * resource-unit budget, shared with every other app it runs, slows a read and never fails it.
  */
 
-export interface GraphSessionOptions {
+export interface SignInOptions {
   tenantId: string;
   clientId: string;
   credential: ClientCredential;
   authorityHost: string;
   graphUrl: string;
-  concurrency: number;
   timeoutMs: number;
   /** The input its requests are counted under. */
   input: string;
   metrics?: ApiMetrics;
+}
+
+export interface GraphSessionOptions {
+  signIn: AuthStrategy;
+  graphUrl: string;
+  concurrency: number;
+  timeoutMs: number;
+  input: string;
+  metrics?: ApiMetrics;
+}
+
+/** The source's sign-in: one token cache for all its reads. */
+export function graphSignIn(options: SignInOptions): AuthStrategy {
+  const authority = new URL(options.authorityHost).origin;
+  return clientCredentialsAuth({
+    tokenUrl: `${authority}/${encodeURIComponent(options.tenantId)}/oauth2/v2.0/token`,
+    clientId: options.clientId,
+    scope: `${new URL(options.graphUrl).origin}/.default`,
+    credential: options.credential,
+    input: options.input,
+    timeoutMs: options.timeoutMs,
+    ...signInRules,
+    ...(options.metrics ? { metrics: options.metrics } : {}),
+  });
 }
 
 export const GRAPH_RETRY: Partial<RetryPolicy> = {
@@ -46,24 +70,19 @@ export class GraphSession {
   private readonly client: ApiClient;
   private readonly auth: AuthStrategy;
 
-  constructor(readonly options: GraphSessionOptions) {
+  constructor(options: GraphSessionOptions) {
     const origin = new URL(options.graphUrl).origin;
-    const authority = new URL(options.authorityHost).origin;
-    this.auth = clientCredentialsAuth({
-      tokenUrl: `${authority}/${encodeURIComponent(options.tenantId)}/oauth2/v2.0/token`,
-      clientId: options.clientId,
-      scope: `${origin}/.default`,
-      credential: options.credential,
-      input: options.input,
-      timeoutMs: options.timeoutMs,
-      ...signInRules,
-      ...(options.metrics ? { metrics: options.metrics } : {}),
-    });
+    this.auth = options.signIn;
+    // The sign-in outlives the read: closing the read's client leaves it open.
+    const auth: AuthStrategy = {
+      authorization: (signal) => this.auth.authorization(signal),
+      refused: (given) => this.auth.refused(given),
+    };
     this.client = new ApiClient({
       label: `Microsoft Graph at ${origin}`,
       input: options.input,
       baseUrl: `${origin}/v1.0/`,
-      auth: this.auth,
+      auth,
       connections: options.concurrency,
       timeoutMs: options.timeoutMs,
       retry: GRAPH_RETRY,
