@@ -192,6 +192,24 @@ describe('the entra source', () => {
     expect(removals).toContainEqual({ op: 'remove', kind: 'groups', id: removed.removedGroup });
   }
 
+  it('removes a Microsoft 365 group soft-deleted, and brings it back restored with its members', async () => {
+    const team = entra.createGroup({ displayName: 'Team M365', groupTypes: ['Unified'], mailEnabled: true });
+    for (const n of [300, 301]) entra.addMember(team.id, fixture.userId(n));
+    const { source, delta } = build();
+    const edges = graph();
+    const start = await delta.position({ groupEdges: edges });
+    await source.stream(sinkOf().sink, { groupEdges: edges });
+    entra.deleteGroup(team.id);
+    const removed = await delta.changesSince(start, { groupEdges: edges });
+    expect(removed.changes).toContainEqual({ op: 'remove', kind: 'groups', id: team.id });
+    entra.restoreGroup(team.id);
+    const restored = await delta.changesSince(removed.watermark, { groupEdges: edges });
+    const back = upserted(restored.changes, 'groups').find((g) => g.id === team.id);
+    expect([...((back?.members as string[]) ?? [])].sort()).toEqual(
+      [fixture.userId(300), fixture.userId(301)].sort(),
+    );
+  });
+
   it('refuses a delta link Graph refuses, one too old, of other settings, or without a kept graph', async () => {
     const { source, delta } = build();
     const edges = graph();

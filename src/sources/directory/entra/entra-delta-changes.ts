@@ -8,7 +8,7 @@ import type { SourceChange } from '../../../domain/input.js';
 import { applyMembers, LEFT_OUT_REASON, leftOut, SOFT_DELETED } from './entra-graph-edges.js';
 import { GROUP_SELECT, groupItem, labelOf, query, userItem, type GraphObject } from './entra-items.js';
 import type { GroupRound, UserRound } from './entra-rounds.js';
-import { enclosingGroups, inScope, type Assigned, type InScope } from './entra-scope.js';
+import { directMembers, enclosingGroups, inScope, type Assigned, type InScope } from './entra-scope.js';
 import type { GraphSession, RequestGate } from './graph-session.js';
 
 /**
@@ -51,7 +51,7 @@ export async function deltaChanges(
   const { edges, assigned } = context;
   const before = assigned ? await inScope(edges, assigned) : undefined;
   const deleted = await softDeleted(edges, users);
-  const affected = await updateGraph(edges, groups, skipped, deleted.changed ? deleted.users : undefined);
+  const affected = await updateGraph(context, groups, skipped, deleted.changed ? deleted.users : undefined);
   for (const id of deleted.restored)
     for (const group of await enclosingGroups(context.graph, 'users', id, context.gate))
       affected.add(group.id);
@@ -87,11 +87,12 @@ async function softDeleted(edges: StoredGroupEdges, round: UserRound) {
  * ancestors of removed ones — without the removed ones.
  */
 async function updateGraph(
-  edges: StoredGroupEdges,
+  context: ChangeContext,
   round: GroupRound,
   skipped: ChangesFound['skipped'],
   softDeletedUsers: ReadonlySet<string> | undefined,
 ): Promise<Set<string>> {
+  const { edges } = context;
   const removed = [...round.groups].filter(([, g]) => g.removed !== undefined).map(([id]) => id);
   const changed = [...round.groups].filter(([, g]) => g.removed === undefined).map(([id]) => id);
   const orphaned = removed.length > 0 ? await withAncestors(edges, removed) : new Set<string>();
@@ -105,7 +106,13 @@ async function updateGraph(
     const held = before.get(id);
     if (!group || (group.members.size === 0 && held !== undefined)) continue;
     const label = typeof group.props?.displayName === 'string' ? group.props.displayName : id;
-    updates.set(id, applyMembers(held ?? NONE, { id, label }, group.members, out));
+    // A group the graph does not hold and whose members the round does not list: a restored one
+    // (group delta reports the restore, not the members it kept) or a new empty one.
+    const members =
+      held === undefined && group.members.size === 0
+        ? await directMembers(context.graph, id, context.gate)
+        : group.members;
+    updates.set(id, applyMembers(held ?? NONE, { id, label }, members, out));
   }
   if (softDeletedUsers) updates.set(SOFT_DELETED, { users: [...softDeletedUsers], groups: [] });
   await edges.update(updates);

@@ -1,8 +1,9 @@
 import { createHash } from 'node:crypto';
-import { BridgeError } from '../../../domain/errors.js';
+import { BridgeError, isBridgeError } from '../../../domain/errors.js';
 import type { GroupEdges } from '../../../domain/group-graph.js';
 import type { GroupRef } from '../../../domain/policy-context.js';
-import { idOf, memberKind, query, type GraphObject } from './entra-items.js';
+import { idOf, memberKind, memberTypeName, query, type GraphObject } from './entra-items.js';
+import type { MemberChange } from './entra-rounds.js';
 import type { GraphSession, RequestGate } from './graph-session.js';
 
 /**
@@ -37,19 +38,21 @@ export async function readAssigned(
   servicePrincipalId: string,
   gate: RequestGate,
 ): Promise<Assigned> {
-  const path = `servicePrincipals/${encodeURIComponent(servicePrincipalId)}`;
-  const found = await graph.find(query(path, { $select: 'id' }), 'Application.Read.All', gate);
-  if (found === undefined) throw noServicePrincipal(servicePrincipalId);
+  const path = `servicePrincipals/${encodeURIComponent(servicePrincipalId)}/appRoleAssignedTo`;
+  const first = query(path, { $select: 'principalId,principalType', $top: '999' });
   const users = new Set<string>();
   const groups = new Set<string>();
-  const first = query(`${path}/appRoleAssignedTo`, { $select: 'principalId,principalType', $top: '999' });
-  for await (const page of graph.pages(first, 'Application.Read.All', gate)) {
-    for (const raw of page.items) {
-      const { principalId, principalType } = raw as { principalId?: unknown; principalType?: unknown };
-      if (typeof principalId !== 'string') continue;
-      if (principalType === 'User') users.add(principalId);
-      if (principalType === 'Group') groups.add(principalId);
+  try {
+    for await (const page of graph.pages(first, 'Application.Read.All', gate)) {
+      for (const raw of page.items) {
+        const { principalId, principalType } = raw as { principalId?: unknown; principalType?: unknown };
+        if (typeof principalId !== 'string') continue;
+        if (principalType === 'User') users.add(principalId);
+        if (principalType === 'Group') groups.add(principalId);
+      }
     }
+  } catch (error) {
+    throw isBridgeError(error) && error.status === 404 ? noServicePrincipal(servicePrincipalId) : error;
   }
   const listed = [...[...users].map((id) => `u:${id}`), ...[...groups].map((id) => `g:${id}`)].sort();
   const digest = createHash('sha256').update(listed.join('\n')).digest('base64url').slice(0, 22);
@@ -106,6 +109,24 @@ export async function enclosingGroups(
     }
   }
   return groups;
+}
+
+/** A group's direct members as Graph lists them now (`/groups/{id}/members`): users and groups. */
+export async function directMembers(
+  graph: GraphSession,
+  groupId: string,
+  gate: RequestGate,
+): Promise<ReadonlyMap<string, MemberChange>> {
+  const first = query(`groups/${encodeURIComponent(groupId)}/members`, { $select: 'id', $top: '999' });
+  const members = new Map<string, MemberChange>();
+  for await (const page of graph.pages(first, 'GroupMember.Read.All', gate)) {
+    for (const raw of page.items as GraphObject[]) {
+      const id = idOf(raw);
+      if (id !== undefined)
+        members.set(id, { kind: memberKind(raw), type: memberTypeName(raw), removed: false });
+    }
+  }
+  return members;
 }
 
 function noServicePrincipal(id: string): BridgeError {
