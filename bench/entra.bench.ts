@@ -138,7 +138,10 @@ async function polled<T>(bridge: BridgeChild, path: string): Promise<T> {
   }
 }
 
-/** Two changes, each timed from its making in Entra until the platform shows it. */
+/**
+ * Two changes, each timed from its making in Entra until a delta read applied it to the desired
+ * state (with what that read took), and until the platform shows it.
+ */
 async function changes(
   bridge: BridgeChild,
   entra: EntraGraphServer,
@@ -152,43 +155,63 @@ async function changes(
   const idleRequests = entra.requests().length - from;
   const idleSeconds = (Date.now() - idle) / 1000;
   const disabled = fixture.userId(4242);
-  const disabledAt = Date.now();
-  entra.updateUser(disabled, { accountEnabled: false });
-  await until(() => target.users().find((u) => u.externalId === disabled)?.active === false);
-  const disableMs = Date.now() - disabledAt;
-
+  const disable = await timed(
+    bridge,
+    entra,
+    () => entra.updateUser(disabled, { accountEnabled: false }),
+    () => target.users().some((u) => u.externalId === disabled && u.active === false),
+  );
   const chain = 5;
   const root = fixture.groupId(chain * DEPTH);
   const deepest = fixture.groupId(chain * DEPTH + DEPTH - 1);
   const joiner = fixture.userId(99_998 % fixture.users);
-  const joinerId = () => target.users().find((u) => u.externalId === joiner)?.id;
   const rootHolds = () => {
+    const account = target.users().find((u) => u.externalId === joiner)?.id;
     const group = target.groups().find((g) => g.externalId === root);
-    return group?.members.some((m) => m.value === joinerId()) === true;
+    return group?.members.some((m) => m.value === account) === true;
   };
   if (rootHolds()) throw new Error('the joining user is already in the root group');
-  const requestsBefore = entra.requests().length;
-  const joinedAt = Date.now();
-  entra.addMember(deepest, joiner);
-  await until(rootHolds);
-  const joinMs = Date.now() - joinedAt;
-  const joinRequests = entra
-    .requests()
-    .slice(requestsBefore)
-    .filter((r) => r.host === 'graph').length;
+  const join = await timed(bridge, entra, () => entra.addMember(deepest, joiner), rootHolds);
   console.log('  changes by delta reads (DIRECTORY_DELTA_SECONDS=1)');
   console.log(
     table([
       [
         'idle delta reads',
-        `${((idleRequests / idleSeconds) * 60).toFixed(0)} requests a minute (users and groups rounds, sign-ins)`,
+        `${((idleRequests / idleSeconds) * 60).toFixed(0)} requests a minute (users and groups rounds)`,
       ],
-      ['user disabled → inactive', `${(disableMs / 1000).toFixed(2)} s`],
-      [
-        `user added ${DEPTH - 1} levels down → in the root group`,
-        `${(joinMs / 1000).toFixed(2)} s, ${joinRequests} Graph requests meanwhile`,
-      ],
+      ['user disabled → inactive on the platform', disable],
+      [`user added ${DEPTH - 1} levels down → in the root group on the platform`, join],
     ]),
+  );
+}
+
+/** How long a change takes: until a delta read applied it, and until the platform shows it. */
+async function timed(
+  bridge: BridgeChild,
+  entra: EntraGraphServer,
+  change: () => void,
+  onPlatform: () => boolean,
+): Promise<string> {
+  const before = await totals(bridge);
+  const requests = entra.requests().length;
+  const started = Date.now();
+  change();
+  let applied = await totals(bridge);
+  while (applied.changes === before.changes) {
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    applied = await totals(bridge);
+  }
+  const appliedMs = Date.now() - started;
+  await until(onPlatform);
+  const doneMs = Date.now() - started;
+  const graph = entra
+    .requests()
+    .slice(requests)
+    .filter((r) => r.host === 'graph').length;
+  const read = applied.durationMs - before.durationMs;
+  return (
+    `${(doneMs / 1000).toFixed(2)} s (applied by a delta read after ${(appliedMs / 1000).toFixed(2)} s, ` +
+    `the read ${read} ms; ${graph} Graph requests meanwhile)`
   );
 }
 
@@ -210,17 +233,29 @@ function comparison(objects: number): void {
   );
 }
 
+interface Totals {
+  reads: number;
+  changes: number;
+  durationMs: number;
+}
+
+/** The directory input's delta reads added up (GET /admin/status). */
+async function totals(bridge: BridgeChild): Promise<Totals> {
+  const status = await polled<{ inputs: { input: string; reads: Totals }[] }>(bridge, '/admin/status');
+  return (
+    status.inputs.find((i) => i.input === 'directory:directory')?.reads ?? {
+      reads: 0,
+      changes: 0,
+      durationMs: 0,
+    }
+  );
+}
+
 /** Waits until the directory input has made `count` more delta reads. */
 async function deltaReads(bridge: BridgeChild, count: number): Promise<void> {
-  const reads = async () => {
-    const status = await polled<{ inputs: { input: string; reads: { reads: number } }[] }>(
-      bridge,
-      '/admin/status',
-    );
-    return status.inputs.find((i) => i.input === 'directory:directory')?.reads.reads ?? 0;
-  };
-  const start = await reads();
-  while ((await reads()) < start + count) await new Promise((resolve) => setTimeout(resolve, 100));
+  const start = (await totals(bridge)).reads;
+  while ((await totals(bridge)).reads < start + count)
+    await new Promise((resolve) => setTimeout(resolve, 100));
 }
 
 async function until(done: () => boolean): Promise<void> {

@@ -55,8 +55,8 @@ export async function streamEntra(
     await streamUsers(graph, sink, { plan, ...users, only: scope.users }, gate);
   }
   await markSoftDeleted(edges, users.listed);
-  await options.groupEdges?.replace(edges);
   await sendGroups(sink, round, edges, { live: users.live, ...(scope ? { only: scope.groups } : {}) });
+  await options.groupEdges?.replace(edges);
   if (out.byType.size > 0)
     logger?.info(
       { leftOut: Object.fromEntries(out.byType), count: leftOutCount(out) },
