@@ -10,9 +10,10 @@ import { startEntraGraph, type EntraGraphServer } from '../support/entra-graph.j
 // Real: the bridge as main.ts wires it (admin API, Redis, BullMQ sync and reconcile workers, the
 // directories' delta reads every second), the reference target over HTTP, and the Entra emulation
 // (sign-in and Graph over HTTP, test/support/entra-graph.ts). The first directory is configured by
-// DIRECTORY_SOURCE=entra and ENTRA_* variables and scoped to an enterprise application's
-// assignments; two more are `entra` items of `directories:` in a CONFIG_FILE, on a second tenant.
-// The tests run in order on one tenant: each starts from what the previous left.
+// DIRECTORY_SOURCE=entra and ENTRA_* variables, scoped to an enterprise application's assignments
+// and by a CEL scope over Graph's attributes (no guests); two more are `entra` items of
+// `directories:` in a CONFIG_FILE, on a second tenant. The tests run in order on one tenant: each
+// starts from what the previous left.
 const ADMIN = 'admin-token-for-entra-tests';
 const auth = { Authorization: `Bearer ${ADMIN}` };
 const DELTA_MS = 1000;
@@ -101,6 +102,13 @@ describe('an Entra ID tenant read through Microsoft Graph', () => {
     member(g.grandchild, 2, 5, 6, 7);
     member(g.other, 9, 10);
     entra.addMember(g.grandchild, entra.createObject('device', { displayName: 'Kiosk' }).id);
+    // A guest in an assigned group: the scope (userType != "Guest") leaves it out.
+    const guest = entra.createUser({
+      userPrincipalName: `ann_partner.example#EXT#@${entra.domain}`,
+      displayName: 'Ann (guest)',
+      userType: 'Guest',
+    });
+    entra.addMember(g.child, guest.id);
     entra.assign(servicePrincipalId, g.parent);
     entra.assign(servicePrincipalId, u[8] as string);
   }
@@ -124,6 +132,8 @@ describe('an Entra ID tenant read through Microsoft Graph', () => {
       'directory:',
       '  entra:',
       '    pageSize: 3',
+      '  scope:',
+      `    users: 'userType != "Guest"'`,
       'directories:',
       `  - {name: second, source: entra, deltaSeconds: 1, entra: ${entraOf(secret)}}`,
       `  - {name: third, source: entra, deltaSeconds: 1, entra: ${entraOf(secretId)}}`,
@@ -174,6 +184,7 @@ describe('an Entra ID tenant read through Microsoft Graph', () => {
     expect(membersOf('Grandchild')).toEqual([2, 5, 6, 7]);
     expect(groupNamed('Other')).toBeUndefined();
     for (const n of [9, 10, 11]) expect(userOf(n)).toBeUndefined();
+    expect(target.users().filter((user) => user.userName.includes('#EXT#'))).toEqual([]);
     expect(userOf(8)).toMatchObject({
       userName: `u8@${entra.domain}`,
       name: { givenName: 'User', familyName: 'N8' },
@@ -259,7 +270,10 @@ describe('an Entra ID tenant read through Microsoft Graph', () => {
       })
       .toBe('completed');
     expect((await syncs()).filter((s) => !before.has(s.jobId)).map((s) => s.trigger)).toEqual(['delta']);
-    const refused = entra.requests().slice(from).filter((r) => r.status === 400);
+    const refused = entra
+      .requests()
+      .slice(from)
+      .filter((r) => r.status === 400);
     expect(refused.some((r) => r.path.startsWith('/v1.0/users/delta?$deltatoken='))).toBe(true);
     await engine.drain();
     expect(groupNamed('Child')).toBeUndefined();
