@@ -2,6 +2,7 @@ import { sectionOf, type SettingsCatalog } from '../config/catalog.js';
 import type { Config, DirectorySettings } from '../config/schema.js';
 import { isBridgeError } from '../domain/errors.js';
 import { Inputs } from '../domain/input.js';
+import { entraSource } from './directory/entra/entra.kind.js';
 import { fileSource } from './directory/file/file.kind.js';
 import { googleSource } from './directory/google/google.kind.js';
 import { ldapSource } from './directory/ldap/ldap.kind.js';
@@ -27,6 +28,7 @@ export const DIRECTORY_SOURCES: readonly DirectorySourceKind[] = [
   fileSource,
   ldapSource,
   scimSource,
+  entraSource,
   googleSource,
 ];
 

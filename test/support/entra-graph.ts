@@ -79,7 +79,8 @@
  * Order of checks on Graph: bearer (401) → scripted faults → resource units (429) → method (GET
  * only, else 405) → route, query options and permissions (400 / 403 / 404 / 501). Graph features
  * the `entra` source does not use answer 501 NotImplemented rather than a guess: `$orderby`,
- * `$search`, `$expand`, casts, `transitiveMembers`, `$batch`, `/devices`, `/directory/deletedItems`;
+ * `$search`, `$expand`, casts, `transitiveMembers`, `$batch`, `/devices`, `/directory/deletedItems`
+ * (`transitiveMemberOf` of a user or group is served: the groups it is in, nearest first);
  * also not modelled: change notifications, the lagging index of advanced queries (they see the
  * current state), the per-app 150,000 RU / 20 s limit, `User.ReadBasic.All`, `manager` in users
  * delta, replay detection of an assertion's `jti`.

@@ -93,6 +93,38 @@ describe('the Entra emulation’s directory', () => {
     expect(after.body.value?.map((a) => a.principalId)).toEqual([group.id]);
   });
 
+  it("lists a user's or a group's groups through nesting (transitiveMemberOf), each once, cycles ended", async () => {
+    const token = await tokenFor('User.Read.All', 'GroupMember.Read.All');
+    const ann = user(1);
+    const [a, b, c] = ['A', 'B', 'C'].map((name) => entra.createGroup({ displayName: name }).id) as [
+      string,
+      string,
+      string,
+    ];
+    entra.addMember(c, ann.id);
+    entra.addMember(b, c);
+    entra.addMember(a, b);
+    entra.addMember(c, a); // a cycle
+    const of = async (path: string, t = token) =>
+      (await get(`/v1.0/${path}/transitiveMemberOf?$select=id,displayName`, t)).body.value;
+    expect(await of(`users/${ann.id}`)).toEqual([
+      { '@odata.type': '#microsoft.graph.group', id: c, displayName: 'C' },
+      { '@odata.type': '#microsoft.graph.group', id: b, displayName: 'B' },
+      { '@odata.type': '#microsoft.graph.group', id: a, displayName: 'A' },
+    ]);
+    // User.Read.All alone reads a user's groups with "limited information": type and id.
+    const usersOnly = await tokenFor('User.Read.All');
+    expect((await of(`users/${ann.id}`, usersOnly))?.[0]).toEqual({
+      '@odata.type': '#microsoft.graph.group',
+      id: c,
+      displayName: null,
+    });
+    expect((await get(`/v1.0/groups/${b}/transitiveMemberOf?$select=id`, usersOnly)).status).toBe(403);
+    expect((await of(`groups/${b}`))?.map((g) => g.id)).toEqual([a, c]);
+    entra.deleteUser(ann.id);
+    expect((await get(`/v1.0/users/${ann.id}/transitiveMemberOf`, token)).status).toBe(404);
+  });
+
   it('keeps tenants apart: each token reads its own tenant, and a next link of one tenant is refused in another', async () => {
     const other = entra.addTenant({ domain: 'fabrikam.onmicrosoft.com' });
     for (let n = 0; n < 3; n++) user(n);

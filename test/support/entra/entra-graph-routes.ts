@@ -1,6 +1,7 @@
 import type { DeltaEndpoint } from './entra-delta.js';
 import { context, fail, forbidden, notFound, type GraphCall } from './entra-graph-call.js';
 import { listAssignedTo, listDirectory, listMembers, type ListSettings } from './entra-lists.js';
+import { listTransitiveMemberOf } from './entra-member-of.js';
 import { listJson, type DirectoryObject, type ObjectKind } from './entra-objects.js';
 import { allows, type Operation } from './entra-permissions.js';
 import { refuseUnmodelled, selection } from './entra-query.js';
@@ -9,8 +10,8 @@ import type { Reply } from './entra-replies.js';
 /**
  * The Graph v1.0 reads the emulation serves:
  *
- * - `/users`, `/users/delta`, `/users/{id | userPrincipalName}`;
- * - `/groups`, `/groups/delta`, `/groups/{id}`, `/groups/{id}/members`;
+ * - `/users`, `/users/delta`, `/users/{id | userPrincipalName}`, and its `/transitiveMemberOf`;
+ * - `/groups`, `/groups/delta`, `/groups/{id}`, `/groups/{id}/members`, `/groups/{id}/transitiveMemberOf`;
  * - `/servicePrincipals/{id}` or `/servicePrincipals(appId='…')`, and their `/appRoleAssignedTo`.
  *
  * Anything else answers as Graph does for a segment it does not know (400), or 501 where Graph
@@ -24,6 +25,7 @@ export function routeGraph(call: GraphCall, lists: ListSettings, delta: DeltaEnd
     if (id === undefined) return listDirectory(call, 'user', lists);
     if (isDelta(id) && relation === undefined) return delta.answer(call, 'users');
     if (relation === undefined) return getObject(call, 'user', id, 'users');
+    if (relation === 'transitiveMemberOf') return listTransitiveMemberOf(call, 'user', id, lists);
     return unmodelled(call, `users/{id}/${relation}`);
   }
   if (collection === 'groups') {
@@ -31,6 +33,7 @@ export function routeGraph(call: GraphCall, lists: ListSettings, delta: DeltaEnd
     if (isDelta(id) && relation === undefined) return delta.answer(call, 'groups');
     if (relation === undefined) return getObject(call, 'group', id, 'groups');
     if (relation === 'members') return listMembers(call, id, lists);
+    if (relation === 'transitiveMemberOf') return listTransitiveMemberOf(call, 'group', id, lists);
     return unmodelled(call, `groups/{id}/${relation}`);
   }
   const keyed = /^servicePrincipals\(appId='([^']+)'\)$/.exec(collection ?? '');

@@ -116,7 +116,7 @@ export function listAssignedTo(call: GraphCall, servicePrincipalId: string, sett
   });
 }
 
-function page(
+export function page(
   call: GraphCall,
   set: OrderedIds,
   top: number,
