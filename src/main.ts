@@ -69,7 +69,7 @@ export async function startBridge(config: Config, options: StartOptions): Promis
   const workers =
     options.role === 'serve'
       ? undefined
-      : await startWorkerSide(config, metrics, logger, { inputs, targetToken });
+      : await startWorkerSide(config, metrics, logger, { inputs, targetToken, secret: secrets.section });
   // The admin API's platform reads (the dashboard's platform copy), on the HTTP side's own client.
   const platform = platformReader(config, store, metrics, logger, targetToken);
   const app = buildApp({

@@ -29,7 +29,7 @@ export async function checkConfigCommand(env: NodeJS.ProcessEnv = process.env): 
     for (const line of await redisLines(config.redis)) process.stdout.write(`# ${line}\n`);
     for (const line of sources.lines) process.stdout.write(`# ${line}\n`);
     process.stdout.write(stringify(maskConfig(config, CATALOG)));
-    if (!sources.ok) process.stderr.write('scim-bridge: a directory refused its credentials (see above)\n');
+    if (!sources.ok) process.stderr.write("scim-bridge: a directory's checks failed (see above)\n");
     return sources.ok ? 0 : 1;
   } catch (error) {
     if (!isBridgeError(error, 'config_invalid') || !nothingConfigured(env)) throw error;

@@ -1,7 +1,7 @@
 import type { Config } from '../config/schema.js';
 import { directoryOwner } from '../domain/desired-change.js';
 import { asBridgeError } from '../store/redis-errors.js';
-import { buildDirectorySource, configuredDirectories } from '../sources/registry.js';
+import { buildDirectorySource, configuredDirectories, directoryKindOf } from '../sources/registry.js';
 import type { SourceCheck } from '../sources/directory/directory-source.js';
 
 /** How long check-config gives one directory's checks. */
@@ -19,10 +19,10 @@ export async function sourceLines(config: Config): Promise<{ lines: string[]; ok
   for (const settings of configuredDirectories(config)) {
     const source = buildDirectorySource(settings);
     if (!source?.check) continue;
-    const owner = directoryOwner(settings.name);
+    const owner = `${directoryOwner(settings.name)} (${directoryKindOf(settings)?.title ?? settings.source})`;
     for (const check of await checksOf(source.check.bind(source))) {
       ok &&= check.ok;
-      lines.push(`${owner}: ${check.what}: ${check.ok ? 'ok' : `refused — ${check.detail ?? 'no detail'}`}`);
+      lines.push(`${owner}: ${check.what}: ${check.ok ? 'ok' : `failed — ${check.detail ?? 'no detail'}`}`);
     }
   }
   return { lines, ok };

@@ -13,7 +13,8 @@ import type { ReadOne } from './source-identity.js';
  *   replaces what it owns;
  * - `delta`: it can be read for what changed since a watermark.
  *
- * The sources/ folder holds one module per input kind; wiring/ gathers them (sources/inputs.ts).
+ * The sources/ folder holds one module per input kind; the input registry (sources/registry.ts)
+ * names them and builds a configuration's inputs.
  */
 export interface Input {
   readonly owner: Owner;
@@ -161,6 +162,8 @@ export class Inputs {
 
   /** The configured directory, when it can be read: what a sync that names no input reads. */
   directory(): Input | undefined {
-    return this.all().find((input) => input.kind === 'directory' && input.full !== undefined);
+    // The first directory (the one `directory:` configures): a further one is never the default.
+    const first = this.all().find((input) => input.kind === 'directory');
+    return first?.full ? first : undefined;
   }
 }

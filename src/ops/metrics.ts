@@ -137,12 +137,12 @@ function pipelineMetrics(registers: Registers) {
     }),
     oktaMissedEvents: new Counter({
       name: 'scim_bridge_okta_missed_events_total',
-      help: 'Okta events the System Log poller saw before any hook delivered them (missed hooks)',
+      help: "Okta events okta's change read (its System Log) applied before any hook did (missed hooks)",
       registers,
     }),
     inputLag: new Gauge({
       name: 'scim_bridge_input_lag_seconds',
-      help: 'Seconds since a pulled input (delta reads, log polls) last read its source',
+      help: 'Seconds since a pulled input (its change reads) last read its source',
       labelNames: ['input'] as const,
       registers,
     }),

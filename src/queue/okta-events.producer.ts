@@ -19,7 +19,7 @@ export interface OktaEventProducerSettings {
 export const OKTA_PRODUCER_DEFAULTS = { attempts: 10 } as const;
 
 /**
- * Enqueues Okta events, from the hook handler and from the System Log poller. Give the hook's a
+ * Enqueues Okta events delivered by Event Hooks. Give the hook's a
  * producer connection (no offline queue), so that a Redis outage fails the request at once (503)
  * and Okta delivers again later. A redelivered event finds its job by id (from its `uuid`) and adds
  * nothing while the job is kept; later, the store's event de-duplication skips it — also when the

@@ -84,12 +84,17 @@ export function createInputs(config: Config, deps: InputDeps = {}): Inputs {
   ]);
 }
 
+/** The kind of a directory's source; undefined for `none`. */
+export function directoryKindOf(settings: DirectorySettings): DirectorySourceKind | undefined {
+  return DIRECTORY_SOURCES.find((k) => k.settings.key === settings.source);
+}
+
 /** A directory's source as its kind builds it, under the default scope and mapping; undefined for `none`. */
 export function buildDirectorySource(
   settings: DirectorySettings,
   deps: DirectoryDeps = {},
 ): DirectorySource | undefined {
-  const kind = DIRECTORY_SOURCES.find((k) => k.settings.key === settings.source);
+  const kind = directoryKindOf(settings);
   if (!kind) return undefined;
   const section = sectionOf(kind.settings, settings);
   return kind.build(section, sourceContext(settings, section, [], deps));

@@ -89,8 +89,9 @@ export { SCRATCH_TABLES, syncWorkParts, type ScratchTable, type SyncWorkPart } f
  *                    held (approval plans again from them); a pushed snapshot's expire after 24 h
  *                    unless held.
  *   P:sync:active       hash   sync slot → id of the running (or held) full reconciliation in it:
- *                              one slot per input (its owner name; `*` for a sync of the desired
- *                              state as it is), so that inputs never wait for each other
+ *                              one slot per input (its owner name; a sync of the desired state as
+ *                              it is takes the first directory's), so that inputs never wait for
+ *                              each other
  *   P:sync:runs         zset   sync ids by start time (history)
  *   P:events:<source>:<id>  string  seen webhook event ids (24 h)
  *   P:input:wm:<owner>      string  an input's change-read watermark (JSON: kind, value, origin)

@@ -92,10 +92,10 @@ export class SyncRecordStore {
    * Moves the one active sync of a bridge from before per-input slots (P:sync:active held its id
    * as a string) into its input's slot. Run at start; nothing to do once moved.
    */
-  async migrateSlots(): Promise<void> {
+  async migrateSlots(directory: string): Promise<void> {
     const family = this.keys.syncFamily();
     await storeCall(() =>
-      scripts.migrateSlots.run(this.redis, [this.keys.syncActive()], [family.stem, family.suffix]),
+      scripts.migrateSlots.run(this.redis, [this.keys.syncActive()], [family.stem, family.suffix, directory]),
     );
   }
 

@@ -79,7 +79,7 @@ export async function createStoreSide(
   const desired = new DesiredStateStore(redis, keys, clock, directory);
   const api = new DesiredStateApi(desired);
   const state = new ReconcileStateStore(redis, keys, clock);
-  const records = await syncRecords(redis, keys, clock, logger);
+  const records = await syncRecords(redis, keys, clock, logger, directory);
   const sync = new SyncStore(redis, keys, records, desired, state);
   const readable = [...inputs.readable().keys()];
   const syncs = new SyncService(redis, keys.queuePrefix(), sync, { readable, directory });
@@ -118,8 +118,9 @@ async function syncRecords(
   keys: Keys,
   clock: RedisClock,
   logger: Logger,
+  directory: string,
 ): Promise<SyncRecordStore> {
   const records = new SyncRecordStore(redis, keys, clock);
-  await records.migrateSlots().catch(() => logger.warn('sync slots not migrated: Redis is down'));
+  await records.migrateSlots(directory).catch(() => logger.warn('sync slots not migrated: Redis is down'));
   return records;
 }

@@ -18,6 +18,7 @@ import { createRequestGate } from '../platform/request-gate.js';
 import { RequestGateStore } from '../store/request-gate.store.js';
 import { ScimHttp } from '../platform/scim-http.js';
 import { oktaApiFromConfig } from '../sources/okta/okta.input.js';
+import { oktaSettingsOf } from '../sources/okta/okta.settings.js';
 import { applyPushedChanges } from '../sync/pushed-changes.js';
 import { PlatformClient } from '../platform/platform.client.js';
 import { DirtyWake } from '../store/dirty-wake.store.js';
@@ -66,7 +67,12 @@ export async function startWorkerSide(
   config: Config,
   metrics: Metrics,
   logger: Logger,
-  options: { inputs: Inputs; targetToken?: () => string },
+  options: {
+    inputs: Inputs;
+    targetToken?: () => string;
+    /** A secret of an input's settings as it is now (live-secrets.ts). */
+    secret?: (section: object, key: string) => () => string;
+  },
 ): Promise<WorkerSide> {
   const store = await createStoreSide(config, 'worker', logger, options.inputs);
   const platform = createPlatformClient(config, store, metrics, logger, options.targetToken);
@@ -74,7 +80,7 @@ export async function startWorkerSide(
   const context: WorkerContext = { config, store, platform, health, metrics, logger };
   const reconcileWorker = startReconcileWorkers(context);
   const syncWorker = await startSyncWorkers(context, options.inputs);
-  const { worker: oktaWorker, okta } = startOktaHooks(context, options.inputs);
+  const { worker: oktaWorker, okta } = startOktaHooks(context, options.inputs, options.secret);
   const wake = new DirtyWake(store.redis, store.keys);
   const feeder = startDirtyFeeder(
     store.state,
@@ -106,8 +112,14 @@ export async function startWorkerSide(
  * The worker of Okta's hook deliveries: each event's changes applied as the okta input's, under
  * okta's scope and mapping (sync/pushed-changes.ts), with Okta's API for the current state when set.
  */
-function startOktaHooks({ config, store, metrics, logger }: WorkerContext, inputs: Inputs) {
-  const okta = oktaApiFromConfig(config, { metrics });
+function startOktaHooks(
+  { config, store, metrics, logger }: WorkerContext,
+  inputs: Inputs,
+  secret?: (section: object, key: string) => () => string,
+) {
+  // OKTA_API_TOKEN as it is now: a token rotated in its file reaches the hooks' look-ups too.
+  const apiToken = secret?.(oktaSettingsOf(config), 'apiToken');
+  const okta = oktaApiFromConfig(config, { metrics, ...(apiToken ? { apiToken } : {}) });
   const policy = inputs.get('okta')?.policy ?? DEFAULT_POLICY;
   const process = oktaEventProcessor({
     apply: (changes) => applyPushedChanges(store.api, 'okta', policy, changes),

@@ -227,10 +227,10 @@ describe('ldap source, TLS', () => {
 });
 
 describe('ldap source, failures', () => {
-  it('reports a refused bind without the password, as not retryable', async () => {
+  it('reports a refused bind as refused credentials, without the password, not retryable', async () => {
     const password = 'Wrong-Password-7731';
     const error = await readError({}, { LDAP_BIND_PASSWORD: password });
-    expect(error).toMatchObject({ code: 'source_unavailable', retryable: false });
+    expect(error).toMatchObject({ code: 'source_unauthorized', retryable: false });
     expect(error.message).toBe(
       `LDAP bind at ${slapd.url} failed: the server refused the credentials of "${BIND_DN}"`,
     );

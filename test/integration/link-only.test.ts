@@ -270,10 +270,12 @@ describe('link-only onboarding', () => {
     expect(inputs.target.getUser(byExternalId.id)).toEqual(byExternalId);
     expect(inputs.target.getUser(byName.id)).toEqual(byName);
 
-    // Asked while another sync holds the slot: refused, never folded into the other one.
+    // Asked while another sync holds the directory's slot: refused, never folded into the other one.
     const { records } = inputs.engine.bridge.store.syncs;
     const other = newSyncId(Date.now(), '0000beef');
-    expect((await records.start(other, { dryRun: false, trigger: 'admin' })).started).toBe(true);
+    expect(
+      (await records.start(other, { dryRun: false, trigger: 'admin', slot: 'directory:directory' })).started,
+    ).toBe(true);
     const busy = await inputs.admin('post', '/admin/sync').send({ linkOnly: true }).expect(409);
     expect(busy.body.error.message).toContain(other);
     await records.finish(other, 'failed', {});

@@ -44,8 +44,8 @@ describe('sync slots', () => {
     const key = store.keys.syncActive();
     await store.redis.hset(store.keys.sync('sync-old-1'), 'state', 'running', 'owner', 'okta');
     await store.redis.set(key, 'sync-old-1');
-    await records.migrateSlots();
-    await records.migrateSlots();
+    await records.migrateSlots('directory:directory');
+    await records.migrateSlots('directory:directory');
     expect(await records.activeSyncId('okta')).toBe('sync-old-1');
     const refused = await records.start('sync-old-2', { dryRun: false, trigger: 'admin', owner: 'okta' });
     expect(refused.started).toBe(false);

@@ -45,7 +45,9 @@ export const InputStatus = answer(
     pull: z
       .strictObject({ read: z.enum(['delta']), everySeconds: count(), watermarkKind: text() })
       .nullable()
-      .meta({ description: 'Its recurring read: deltas since a watermark, or a poll of its log.' }),
+      .meta({
+        description: 'Its recurring change read: what changed since its watermark, at its own cadence.',
+      }),
     lastReadAt: time().nullable().meta({ description: 'When it last heard from its source.' }),
     lastReadKind: z.enum(['delta', 'poll', 'full', 'push']).nullable(),
     newestChangeAt: time()
@@ -58,12 +60,12 @@ export const InputStatus = answer(
     lastRead: z
       .strictObject({ changes: count(), entriesRead: count(), durationMs: z.number().min(0) })
       .nullable()
-      .meta({ description: 'What its last delta read cost: the changes it applied, the entries it read.' }),
+      .meta({ description: 'What its last change read cost: the changes it applied, the entries it read.' }),
     reads: z
       .strictObject({ reads: count(), changes: count(), entriesRead: count(), durationMs: count() })
       .meta({
         description:
-          'Its delta reads added up, across every process, since its state was made: how many, the changes they applied, the entries they read, their time.',
+          'Its change reads added up, across every process, since its state was made: how many, the changes they applied, the entries they read, their time.',
       }),
     failures: count().meta({ description: 'Reads of its source that failed in a row.' }),
     lastError: text().nullable(),

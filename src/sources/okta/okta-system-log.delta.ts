@@ -69,8 +69,12 @@ export class OktaSystemLogDelta implements DeltaRead {
       const plan = await readOktaEventChanges({ ...this.events, okta }, event.job);
       if ('changes' in plan) changes.push(...plan.changes);
     }
+    // A scope reading membership follows the log: each membership event's user is read again with
+    // its groups (okta-event.processor.ts); a group's own change (a rename) still asks for a full read.
+    const groups = changes.some((c) => c.op !== 'members' && c.kind === 'groups');
     return {
       changes,
+      membershipStated: this.events.readsMembership === true && !groups,
       watermark: this.watermark(cursor),
       entriesRead: read.events.length,
       ...(newest === undefined ? {} : { newestChangeAt: newest }),

@@ -63,15 +63,16 @@ return 1
 
 /**
  * Moves the one active sync of a bridge from before per-input slots (KEYS[1], P:sync:active, held
- * its id as a string) into its input's slot: the record's owner, `*` for none. ARGV[1..2] the
- * family of sync records (stem, suffix). Returns 1 when it moved one.
+ * its id as a string) into its input's slot: the record's owner; for none, the first directory's
+ * (ARGV[3]), as a sync of the desired state takes now. ARGV[1..2] the family of sync records (stem,
+ * suffix). Returns 1 when it moved one.
  */
 export const MIGRATE_SLOTS = `
 if redis.call('TYPE', KEYS[1]).ok ~= 'string' then return 0 end
 local id = redis.call('GET', KEYS[1])
 redis.call('DEL', KEYS[1])
 local record = ARGV[1] .. id .. ARGV[2]
-local slot = redis.call('HGET', record, 'owner') or '*'
+local slot = redis.call('HGET', record, 'owner') or ARGV[3]
 redis.call('HSET', KEYS[1], slot, id)
 redis.call('HSET', record, 'slot', slot)
 return 1

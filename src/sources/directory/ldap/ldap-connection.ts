@@ -65,7 +65,9 @@ export function ldapError(
   const failed = isConnectionFailure(error) ? 'connect' : step;
   const { reason, retryable } = describe(error, failed, settings.bindDn, base);
   const message = scrub(`LDAP ${failed} at ${where} failed: ${reason}`, settings.bindPassword);
-  return new BridgeError('source_unavailable', message, { retryable, cause: error });
+  // Refused credentials are not an outage: the input shows as refused until they are fixed.
+  const code = error instanceof InvalidCredentialsError ? 'source_unauthorized' : 'source_unavailable';
+  return new BridgeError(code, message, { retryable, cause: error });
 }
 
 function describe(error: unknown, step: LdapStep, bindDn: string, base: string | undefined) {
