@@ -91,5 +91,8 @@ EXPOSE 8080
 HEALTHCHECK --interval=30s --timeout=5s --retries=3 \
   CMD ["node", "-e", "fetch('http://127.0.0.1:' + (process.env.PORT || 8080) + '/healthz').then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
 
-ENTRYPOINT ["/usr/bin/tini", "--", "node", "bin/scim-bridge.js"]
+# Node.js 24's V8 lets the young generation grow larger than Node.js 20's did: a full sync of 100,000
+# users peaked at 360-394 MB RSS on it, against 226-255 MB on Node.js 20. 16 MB semi-spaces bring
+# it back under 300 MB (294-296 MB) at the same speed; npm start and the benches run it so too.
+ENTRYPOINT ["/usr/bin/tini", "--", "node", "--max-semi-space-size=16", "bin/scim-bridge.js"]
 CMD ["all"]

@@ -21,8 +21,12 @@ export interface BridgeChild {
 /** Starts `scim-bridge <role>` (compiled) in its own process and waits until /healthz answers. */
 export async function startBridgeProcess(env: Record<string, string>, role = 'all'): Promise<BridgeChild> {
   const port = await freePort();
+  // As the image and npm start run it (16 MB semi-spaces: see the Dockerfile's ENTRYPOINT); then
   // BENCH_NODE_ARGS, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof", profiles the bridge.
-  const nodeArgs = (process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean);
+  const nodeArgs = [
+    '--max-semi-space-size=16',
+    ...(process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean),
+  ];
   // BENCH_BRIDGE_CPU, e.g. "0", pins the bridge's processes to that core (taskset): what one core does.
   const cpu = process.env.BENCH_BRIDGE_CPU;
   const command = [process.execPath, ...nodeArgs, 'bin/scim-bridge.js', role];

@@ -95,6 +95,7 @@ describe('Dockerfile', () => {
       '/usr/bin/tini',
       '--',
       'node',
+      '--max-semi-space-size=16',
       'bin/scim-bridge.js',
     ]);
     expect(execForm(args(runtime, 'CMD')[0])).toEqual(['all']);

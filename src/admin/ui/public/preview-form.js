@@ -27,7 +27,7 @@ const EXAMPLE = JSON.stringify(
 );
 
 /** The inputs a preview can read: those read in full (their fullRead), the default one first. */
-async function readableInputs() {
+export async function readableInputs() {
   /** @type {Status} */
   const status = await api('GET', 'status');
   return status.inputs

@@ -7,6 +7,7 @@ import { announce, badge, duration, errorBox, fill, h, heading, kv, table, time 
 import { progressOf, summaryTable } from './overview.js';
 import { linkOutcome } from './plan-inputs.js';
 import { planLine, planSection } from './plan.js';
+import { readableInputs } from './preview-form.js';
 import { isSettled, liveProgress } from './progress.js';
 
 /** @import { SyncList, SyncPlan, SyncStartBody, SyncStarted, SyncView } from '../api-types.js' */
@@ -22,10 +23,11 @@ export async function syncsView(container) {
   const message = h('div');
   const chart = h('div');
   const list = h('div');
+  const input = await inputChoice();
   /** @param {boolean} dryRun */
   const start = function (dryRun) {
     return function () {
-      return startSync(dryRun, message);
+      return startSync(dryRun, input.select ? input.select.value : undefined, message);
     };
   };
   fill(
@@ -34,6 +36,7 @@ export async function syncsView(container) {
     h(
       'div',
       { class: 'row' },
+      input.element,
       h('button', { type: 'button', onclick: start(true) }, 'Start dry run'),
       h('button', { type: 'button', class: 'secondary', onclick: start(false) }, 'Start full sync'),
     ),
@@ -49,10 +52,11 @@ export async function syncsView(container) {
       list,
       table(
         'Recent syncs, newest first',
-        ['sync', 'state', 'kind', 'trigger', 'created', 'progress / result'],
+        ['sync', 'input', 'state', 'kind', 'trigger', 'created', 'progress / result'],
         answer.syncs.map(function (s) {
           return [
             h('a', { href: '#/syncs/' + enc(s.jobId), 'data-focus': 'sync-' + s.jobId }, s.jobId),
+            s.input || '—',
             badge(s.state),
             (s.linkOnly ? 'link-only ' : '') + (s.dryRun ? 'dry run' : 'sync'),
             s.trigger,
@@ -69,16 +73,45 @@ export async function syncsView(container) {
 }
 
 /**
- * Starts a dry run, or a full sync once confirmed, and opens it (or the one already running).
+ * Which input a started sync reads, when more than one can be read in full (several directories,
+ * okta): a choice, the default one first; otherwise nothing to choose.
+ *
+ * @returns {Promise<{ element: HTMLElement | null; select: HTMLSelectElement | null }>}
+ */
+async function inputChoice() {
+  const inputs = await readableInputs().catch(function () {
+    return [];
+  });
+  if (inputs.length < 2) return { element: null, select: null };
+  const select = /** @type {HTMLSelectElement} */ (
+    h(
+      'select',
+      { id: 'sync-input' },
+      inputs.map(function (input) {
+        return h('option', { value: input.input }, input.input);
+      }),
+    )
+  );
+  return { element: h('label', null, 'Input ', select), select: select };
+}
+
+/**
+ * Starts a dry run, or a full sync once confirmed, of the input chosen (the default one when none
+ * is), and opens it (or the one of that input already running).
  *
  * @param {boolean} dryRun
+ * @param {string | undefined} input
  * @param {HTMLElement} message where a refusal is shown
  */
-async function startSync(dryRun, message) {
-  if (!dryRun && !confirm('Start a full sync now? It writes to the platform.')) return;
+async function startSync(dryRun, input, message) {
+  if (
+    !dryRun &&
+    !confirm('Start a full sync of ' + (input || 'the directory') + ' now? It writes to the platform.')
+  )
+    return;
   try {
     /** @type {SyncStartBody} */
-    const body = { dryRun: dryRun };
+    const body = input ? { dryRun: dryRun, input: input } : { dryRun: dryRun };
     /** @type {SyncStarted} */
     const started = await api('POST', 'sync', body);
     announce(
