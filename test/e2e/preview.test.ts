@@ -30,6 +30,8 @@ function directoryLdif(): string {
   ]);
 }
 
+const HR_USER = { id: 'hr-1', userName: 'hr.one@example.com', active: true };
+
 const CANDIDATE = {
   scope: { users: `memberOf("${groupDn('eng')}")` },
   mapping: { users: { givenName: 'upper(uid)' } },
@@ -45,9 +47,16 @@ describe('the Preview view in Chromium, against a known LDAP directory', () => {
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'scim-bridge-preview-'));
     writeFileSync(join(dir, 'directory.ldif'), directoryLdif());
+    // A second directory beside the LDAP one: a file of two people (the Syncs view's input choice).
+    writeFileSync(join(dir, 'hr.json'), JSON.stringify({ users: [HR_USER], groups: [] }));
+    writeFileSync(
+      join(dir, 'bridge.yaml'),
+      `directories:\n  - name: hr\n    source: file\n    file:\n      path: ${join(dir, 'hr.json')}\n`,
+    );
     slapd = await startSlapd({ suffix: SUFFIX, ldif: [join(dir, 'directory.ldif')] });
     fixture = await startAdminFixture({
       ...ldapSourceEnv(slapd, SUFFIX),
+      CONFIG_FILE: join(dir, 'bridge.yaml'),
     });
     const first = await settledSync(fixture, await startSync(fixture, {}));
     expect(first.state).toBe('completed');
@@ -163,10 +172,32 @@ describe('the Preview view in Chromium, against a known LDAP directory', () => {
     expect(await page.locator('#preview-result [role="alert"]').innerText()).toMatch(
       /^The preview failed: source_empty: The directory source \(ldap\) lists 20 users, but the candidate's scope and mapping leave none of them in \(20 out of scope\)/,
     );
+    // allInnerTexts() does not wait: the table is waited for first (drawn with the result, or later).
     const rows = page.getByRole('table', { name: 'Identities by category' }).locator('tbody tr');
+    await rows.nth(1).waitFor();
     expect((await rows.nth(1).locator('td').allInnerTexts()).slice(0, 3)).toEqual(['leaving', '20', '0']);
     await page.locator('#preview-leaving tr', { hasText: 'p20@example.com' }).waitFor();
     expect(await page.locator('#preview-guards').count()).toBe(0);
     expect(fixture.target.users().filter((u) => u.active === false)).toEqual([]);
+  }, 60_000);
+  it('starts a sync of the input chosen in the Syncs view, and lists each sync with its input', async () => {
+    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Syncs' }).click();
+    const input = page.getByLabel('Input');
+    expect(await input.inputValue()).toBe('directory:directory');
+    await input.selectOption('directory:hr');
+    await page.getByRole('button', { name: 'Start dry run' }).click();
+    await page.locator('#sync-state', { hasText: 'completed' }).waitFor({ timeout: 30_000 });
+    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Syncs' }).click();
+    const row = page
+      .getByRole('table', { name: 'Recent syncs, newest first' })
+      .getByRole('row')
+      .filter({ hasText: 'directory:hr' });
+    await row.waitFor();
+    expect((await row.locator('td').allInnerTexts()).slice(1, 4)).toEqual([
+      'directory:hr',
+      'completed',
+      'dry run',
+    ]);
+    expect(fixture.target.findUserByUserName(HR_USER.userName)).toBeUndefined();
   }, 30_000);
 });
