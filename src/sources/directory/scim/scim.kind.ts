@@ -38,6 +38,7 @@ export const scimSource = directorySourceKind({
       token: context.secret('token'),
       pageSize: settings.pageSize,
       timeoutMs: context.timeoutMs ?? DEFAULT_TIMEOUT_MS,
+      input: context.owner,
       ...(context.metrics ? { metrics: context.metrics } : {}),
     }),
 });
