@@ -11,6 +11,7 @@ import {
 } from './lua/desired-state-bulk.lua.js';
 import type { RedisClient } from './redis-connection.js';
 import { storeCall } from './redis-errors.js';
+import { inSlices } from './script-slices.js';
 
 const scripts = {
   read: new LuaScript(READ_CHUNK),
@@ -49,7 +50,22 @@ export async function readChunk(
   stagedDocs: string,
   ids: readonly string[],
 ): Promise<ChunkIdentity[]> {
-  if (ids.length === 0) return [];
+  // About 7 reads an identity; a group's members come with it.
+  const weight = kind === 'group' ? 30 : 8;
+  return inSlices(
+    ids,
+    () => weight,
+    (slice) => readChunkSlice(redis, keys, kind, stagedDocs, slice),
+  );
+}
+
+async function readChunkSlice(
+  redis: RedisClient,
+  keys: Keys,
+  kind: IdentityKind,
+  stagedDocs: string,
+  ids: readonly string[],
+): Promise<ChunkIdentity[]> {
   const per = kind === 'group' ? 3 : 2;
   const reply = (await storeCall(() =>
     scripts.read.run(redis, readChunkKeys(keys, kind, stagedDocs, ids), [per, ...ids]),
@@ -89,7 +105,21 @@ export async function heldElsewhere(
   scope: string | undefined,
   items: readonly { id: string; name: string; externalId?: string | undefined }[],
 ): Promise<(string | undefined)[]> {
-  if (items.length === 0) return [];
+  // About 5 look-ups an identity.
+  return inSlices(
+    items,
+    () => 5,
+    (slice) => heldElsewhereSlice(redis, keys, kind, scope, slice),
+  );
+}
+
+async function heldElsewhereSlice(
+  redis: RedisClient,
+  keys: Keys,
+  kind: IdentityKind,
+  scope: string | undefined,
+  items: readonly { id: string; name: string; externalId?: string | undefined }[],
+): Promise<(string | undefined)[]> {
   const args = [
     scope ?? '',
     ...familyArgs(keys.identityFamily(kind)),
@@ -125,11 +155,16 @@ export async function memberTargets(
   matched: string,
   members: readonly string[],
 ): Promise<(string | undefined)[]> {
-  if (members.length === 0) return [];
   const { users } = source;
-  const args = [users.mode, ...familyArgs(keys.identityFamily('user')), source.scope ?? '', ...members];
+  const head = [users.mode, ...familyArgs(keys.identityFamily('user')), source.scope ?? ''];
   const scriptKeys = [users.key, matched, keys.all('user')];
-  const reply = (await storeCall(() => scripts.members.run(redis, scriptKeys, args))) as string[];
+  // Two to four look-ups a member.
+  const reply = await inSlices(
+    members,
+    () => 3,
+    (slice) =>
+      storeCall(() => scripts.members.run(redis, scriptKeys, [...head, ...slice])) as Promise<string[]>,
+  );
   return reply.map((value) => (value === '-' ? undefined : value));
 }
 
@@ -153,8 +188,22 @@ export async function notInSource(
   source: SourceIds,
   walk: { phase: WalkPhase; ids: readonly string[]; removals: string; scope?: string | undefined },
 ): Promise<NotInSource[]> {
+  // About 4 reads an identity.
+  return inSlices(
+    walk.ids,
+    () => 4,
+    (ids) => notInSourceSlice(redis, keys, kind, source, { ...walk, ids }),
+  );
+}
+
+async function notInSourceSlice(
+  redis: RedisClient,
+  keys: Keys,
+  kind: IdentityKind,
+  source: SourceIds,
+  walk: { phase: WalkPhase; ids: readonly string[]; removals: string; scope?: string | undefined },
+): Promise<NotInSource[]> {
   const { phase, ids } = walk;
-  if (ids.length === 0) return [];
   const keyList = [
     source.key,
     keys.all(kind),

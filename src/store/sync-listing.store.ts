@@ -7,6 +7,7 @@ import { LuaScript } from './lua-script.js';
 import { CANDIDATES, CLAIM, INDEX_PAGE } from './lua/sync-listing.lua.js';
 import type { RedisClient } from './redis-connection.js';
 import { storeCall } from './redis-errors.js';
+import { inSlices, slices } from './script-slices.js';
 
 const scripts = {
   index: new LuaScript(INDEX_PAGE),
@@ -66,7 +67,18 @@ export class SyncListing {
     kind: IdentityKind,
     resources: readonly Observed[],
   ): Promise<{ added: number; addedManaged: number }> {
-    if (resources.length === 0) return { added: 0, addedManaged: 0 };
+    // About 6 commands a resource.
+    const counts = await Promise.all(slices(resources, () => 6).map((slice) => this.indexSlice(kind, slice)));
+    return {
+      added: counts.reduce((sum, c) => sum + c.added, 0),
+      addedManaged: counts.reduce((sum, c) => sum + c.addedManaged, 0),
+    };
+  }
+
+  private async indexSlice(
+    kind: IdentityKind,
+    resources: readonly Observed[],
+  ): Promise<{ added: number; addedManaged: number }> {
     const args = resources.flatMap((r) => [
       r.id,
       r.externalId ?? '',
@@ -88,7 +100,17 @@ export class SyncListing {
    * of this process that Redis has not seen yet took it: `more` then gives the other candidates.
    */
   async candidates(kind: IdentityKind, lookups: readonly MatchKeys[]): Promise<CandidateLists> {
-    if (lookups.length === 0) return { lists: [], claimedUnmanaged: 0 };
+    // Up to 5 look-ups an identity.
+    const parts = await Promise.all(
+      slices(lookups, () => 5).map((slice) => this.candidatesSlice(kind, slice)),
+    );
+    return {
+      lists: parts.flatMap((part) => part.lists),
+      claimedUnmanaged: parts.reduce((sum, part) => sum + part.claimedUnmanaged, 0),
+    };
+  }
+
+  private async candidatesSlice(kind: IdentityKind, lookups: readonly MatchKeys[]): Promise<CandidateLists> {
     const args = lookups.flatMap((l) => [l.targetId ?? '', l.externalId, l.name]);
     const reply = (await storeCall(() => scripts.candidates.run(this.redis, this.indexKeys(kind), args))) as (
       string | number
@@ -130,10 +152,13 @@ export class SyncListing {
 
   /** Marks resources as claimed by a match; returns how many of them were not managed identities' targets. */
   async claim(kind: IdentityKind, targetIds: readonly string[]): Promise<number> {
-    if (targetIds.length === 0) return 0;
-    return (await storeCall(() =>
-      scripts.claim.run(this.redis, [this.indexKeys(kind)[0] ?? ''], targetIds),
-    )) as number;
+    const key = this.indexKeys(kind)[0] ?? '';
+    const counts = await inSlices(
+      targetIds,
+      () => 2,
+      async (slice) => [(await storeCall(() => scripts.claim.run(this.redis, [key], slice))) as number],
+    );
+    return counts.reduce((sum, n) => sum + n, 0);
   }
 
   /** How many distinct resources of a kind were listed. */

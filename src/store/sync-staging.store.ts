@@ -6,6 +6,7 @@ import { LuaScript } from './lua-script.js';
 import { EXPIRE_KEYS, RECORD_ITEMS, REMEMBER, STAGE_ITEMS } from './lua/sync-staging.lua.js';
 import type { RedisClient } from './redis-connection.js';
 import { execPipeline, storeCall } from './redis-errors.js';
+import { inSlices } from './script-slices.js';
 
 /** Ids asked of Redis in one command at most (member checks, deferred members). */
 const LOOKUP_SLICE = 10_000;
@@ -44,6 +45,18 @@ export class SyncStaging implements Ledger.SnapshotLedger {
   }
 
   async record(
+    kind: Ledger.SnapshotKind,
+    entries: readonly Ledger.LedgerEntry[],
+  ): Promise<Ledger.LedgerAnswer[]> {
+    // Up to 3 writes an item.
+    return inSlices(
+      entries,
+      () => 3,
+      (slice) => this.recordSlice(kind, slice),
+    );
+  }
+
+  private async recordSlice(
     kind: Ledger.SnapshotKind,
     entries: readonly Ledger.LedgerEntry[],
   ): Promise<Ledger.LedgerAnswer[]> {
@@ -121,7 +134,16 @@ export class SyncStaging implements Ledger.SnapshotLedger {
   async stage(kind: 'user', items: readonly DesiredUser[]): Promise<number>;
   async stage(kind: 'group', items: readonly DesiredGroup[]): Promise<number>;
   async stage(kind: IdentityKind, items: readonly (DesiredUser | DesiredGroup)[]): Promise<number> {
-    if (items.length === 0) return 0;
+    // A few commands an item, and one a member.
+    const weight = (item: DesiredUser | DesiredGroup) => 4 + ('members' in item ? item.members.length : 0);
+    const counts = await inSlices(items, weight, async (slice) => [await this.stageSlice(kind, slice)]);
+    return counts.reduce((sum, n) => sum + n, 0);
+  }
+
+  private async stageSlice(
+    kind: IdentityKind,
+    items: readonly (DesiredUser | DesiredGroup)[],
+  ): Promise<number> {
     const k = letter(kind);
     const keys = [this.key(`src:${k}:order`), this.key(`src:${k}:docs`)];
     const args: (string | number)[] = [this.ttlMs, k];

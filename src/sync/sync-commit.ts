@@ -2,6 +2,7 @@ import { parseStoredGroup, parseStoredUser } from '../domain/canonical.js';
 import type { DesiredChange, Owner } from '../domain/desired-change.js';
 import type { IdentityKind } from '../domain/identity.js';
 import { collectGarbage } from '../ops/memory.js';
+import { slices } from '../store/script-slices.js';
 import type { StagedItem } from '../store/sync-run.store.js';
 import type { FullSyncDeps } from './full-sync.context.js';
 import type { RunContext } from './sync-read.js';
@@ -23,7 +24,9 @@ export async function commitSource(deps: FullSyncDeps, run: RunContext): Promise
   const owner = run.scope ?? deps.store.defaultOwner;
   for (const kind of ['user', 'group'] as const) await commitStaged(deps, run, kind, owner);
   await deleteGone(deps, run, owner);
-  for await (const adoptions of run.store.adoptions()) await deps.store.adopt(adoptions);
+  // About 5 commands an adoption.
+  for await (const adoptions of run.store.adoptions())
+    await Promise.all(slices(adoptions, () => 5).map((slice) => deps.store.adopt(slice)));
   for await (const parkings of run.store.parkings())
     for (const parking of parkings) await deps.store.park(parking);
 }
@@ -31,15 +34,28 @@ export async function commitSource(deps: FullSyncDeps, run: RunContext): Promise
 async function deleteGone(deps: FullSyncDeps, run: RunContext, owner: Owner): Promise<void> {
   const signal = { source: 'snapshot' as const, detail: 'missing from the directory' };
   for await (const ids of run.store.gone('group'))
-    await deps.store.writeDesired(
+    await write(
+      deps,
       ids.map((id): DesiredChange => ({ op: 'deleteGroup', id, signal })),
       owner,
     );
   for await (const ids of run.store.gone('user'))
-    await deps.store.writeDesired(
+    await write(
+      deps,
       ids.map((id): DesiredChange => ({ op: 'deleteUser', id, signal })),
       owner,
     );
+}
+
+/**
+ * Writes a batch as several calls of the store's write script, sent at once (store/script-slices.ts):
+ * about 20 commands an identity, and 3 more a group member. Each call is whole on its own; the
+ * run's writes are idempotent, so a run stopped between two is written again by the next.
+ */
+async function write(deps: FullSyncDeps, changes: readonly DesiredChange[], owner: Owner): Promise<void> {
+  const weight = (change: DesiredChange) =>
+    20 + (change.op === 'upsertGroup' ? 3 * (change.group.members?.length ?? 0) : 0);
+  await Promise.all(slices(changes, weight).map((slice) => deps.store.writeDesired(slice, owner)));
 }
 
 /**
@@ -51,7 +67,7 @@ async function commitStaged(deps: FullSyncDeps, run: RunContext, kind: IdentityK
   for await (const items of run.store.staged(kind)) {
     if (++batches % GC_EVERY === 0) collectGarbage();
     const changes = items.map((item) => stagedChange(kind, item, !run.mode.sendsToPlatform || !item.planned));
-    await deps.store.writeDesired(changes, owner);
+    await write(deps, changes, owner);
   }
 }
 
