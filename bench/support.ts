@@ -101,6 +101,8 @@ export async function adminCall<T>(
 
 export interface SyncResult {
   state: string;
+  /** The source was unchanged since its last applied read: planned from the desired state. */
+  sourceUnchanged?: true;
   progress?: { phase: string };
   plan: Record<string, unknown>;
   summary: {

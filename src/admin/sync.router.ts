@@ -56,6 +56,7 @@ export function syncView(record: SyncRecord): SyncView {
     ...(record.policy ? { policyFingerprint: record.policy.fingerprint } : {}),
     ...(record.preview ? { preview: previewSummary(record.preview) } : {}),
     ...(record.skipped ? { skipped: record.skipped as SyncView['skipped'] } : {}),
+    ...(record.sourceUnchanged ? { sourceUnchanged: true as const } : {}),
   };
 }
 

@@ -47,6 +47,11 @@ export interface FullRead extends SnapshotSource {
   readonly policy?: PolicyCapability;
   /** One identity read now, by its key (provision on demand), when the source can. */
   readonly readOne?: ReadOne;
+  /**
+   * A digest of what this read would give now — the source's (a file's bytes) and the scope and
+   * mapping it reads with — when the source can tell cheaply: equal digests, equal reads.
+   */
+  fingerprint?(options?: ReadOptions): Promise<string | undefined>;
 }
 
 /** An input's scope and mapping, and its read under another one beside it (previews, changes). */

@@ -136,9 +136,12 @@ export class ConflictStore {
     });
     const letter = current.identityKind === 'user' ? 'u' : 'g';
     const args = [this.clock.now(), letter, id, current.claimant.id, action, targetId ?? '', ...families];
-    const reply = JSON.parse(
-      (await storeCall(() => resolveScript.run(this.redis, keys, args))) as string,
-    ) as { status?: string; error?: string };
+    // A resolution may move identities between inputs: every input's source digest is forgotten
+    // first (source-digest.store.ts), so the next full sync of each reads its source again.
+    const [, raw] = await storeCall(() =>
+      Promise.all([this.redis.del(this.keys.sourceDigests()), resolveScript.run(this.redis, keys, args)]),
+    );
+    const reply = JSON.parse(raw as string) as { status?: string; error?: string };
     if (reply.error) throw resolveError(id, reply.error, current);
     await replicated(this.redis);
     const resolved = await this.get(id);

@@ -71,8 +71,14 @@ export class DesiredStateStore {
       targets: changes.map(changeTarget),
       eventKeys: events ? events.ids.map((id) => this.keys.seenEvent(events.source, id)) : [],
     });
-    const reply = await storeCall(() =>
-      applyBatchScript.run(this.redis, keys, [now, JSON.stringify(batch), ...families]),
+    // The owner's source digest stands for what its last full read wrote: a write of any other
+    // path forgets it (source-digest.store.ts), sent first on the same connection.
+    const forget = () => (options.forSync === true ? 0 : this.redis.hdel(this.keys.sourceDigests(), owner));
+    const [, reply] = await storeCall(() =>
+      Promise.all([
+        forget(),
+        applyBatchScript.run(this.redis, keys, [now, JSON.stringify(batch), ...families]),
+      ]),
     );
     const parsed = JSON.parse(reply as string) as {
       results?: WriteStatus[] | Record<string, never>;

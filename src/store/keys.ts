@@ -95,6 +95,9 @@ export { SCRATCH_TABLES, syncWorkParts, type ScratchTable, type SyncWorkPart } f
  *   P:sync:runs         zset   sync ids by start time (history)
  *   P:events:<source>:<id>  string  seen webhook event ids (24 h)
  *   P:input:wm:<owner>      string  an input's change-read watermark (JSON: kind, value, origin)
+ *   P:input:digests     hash    owner → the digest of its source's last read a full sync applied
+ *                              (store/source-digest.store.ts); any other write of the owner's
+ *                              identities deletes its field, a conflict resolved the whole hash
  *   P:input:fresh:<owner>   hash    an input's freshness: last read of its source (readAt, readKind),
  *                              newest change applied (changeAt), failures in a row, last error, missed
  *   P:input:removals:<owner> zset   "<run id>\n<count>" → time (ms): users its deltas removed, 24 h
@@ -187,6 +190,7 @@ export interface Keys extends OwnershipKeys {
   syncRuns(): string;
   seenEvent(source: string, eventId: string): string;
   inputWatermark(owner: string): string;
+  sourceDigests(): string;
   inputFreshness(owner: string): string;
   inputRemovals(owner: string): string;
   inputGraph(owner: string, part: 'down' | 'up', next?: boolean): string;
@@ -239,6 +243,7 @@ export function createKeys(prefix: string): Keys {
     syncRuns: () => `${p}:sync:runs`,
     seenEvent: (source, eventId) => `${p}:events:${source}:${eventId}`,
     inputWatermark: (owner) => `${p}:input:wm:${owner}`,
+    sourceDigests: () => `${p}:input:digests`,
     inputFreshness: (owner) => `${p}:input:fresh:${owner}`,
     inputRemovals: (owner) => `${p}:input:removals:${owner}`,
     inputGraph: (owner, part, next) =>

@@ -66,6 +66,8 @@ export async function migrateOwners(
   if (!options.force && (await storeCall(() => redis.exists(marker))) === 1) {
     return { ran: false, users: 0, groups: 0 };
   }
+  // Owners change: no input's source digest stands for its identities any longer.
+  await storeCall(() => redis.del(keys.sourceDigests()));
   const users = await migrateKind(redis, keys, 'user', directory);
   const groups = await migrateKind(redis, keys, 'group', directory);
   await storeCall(() => redis.set(marker, JSON.stringify({ at: Date.now(), users, groups })));

@@ -36,6 +36,11 @@ export interface SyncRecord {
   sourceUsers?: number;
   /** What the sync read of its source is staged in Redis (a pushed snapshot; a directory, once read). */
   staged?: boolean;
+  /**
+   * Its source was unchanged since the input's last applied read (the same digest: a file's bytes,
+   * the same scope and mapping): planned from the input's desired state, not read again.
+   */
+  sourceUnchanged?: boolean;
   /** Where the source's delta reads continue once this sync is applied: its position as the read began. */
   deltaFrom?: Watermark;
   /** A preview's candidate scope and mapping (docs/scope-and-mapping.md), as the request gave it. */
@@ -85,6 +90,7 @@ export function toRecord(jobId: string, hash: Record<string, string>): SyncRecor
     ...(hash.source ? { source: hash.source } : {}),
     ...(hash.sourceUsers ? { sourceUsers: Number(hash.sourceUsers) } : {}),
     ...(hash.staged === '1' ? { staged: true } : {}),
+    ...(hash.sourceUnchanged === '1' ? { sourceUnchanged: true } : {}),
     ...(hash.deltaFrom ? { deltaFrom: json<Watermark>('deltaFrom') } : {}),
     ...(hash.candidate ? { candidate: json('candidate') } : {}),
     ...(hash.policy ? { policy: json<SyncRecord['policy']>('policy') } : {}),

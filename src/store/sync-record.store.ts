@@ -121,6 +121,7 @@ export class SyncRecordStore {
         | 'source'
         | 'sourceUsers'
         | 'staged'
+        | 'sourceUnchanged'
         | 'owner'
         | 'deltaFrom'
         | 'candidate'

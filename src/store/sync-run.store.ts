@@ -67,6 +67,7 @@ export interface RemovalCounts {
 export class SyncRunStore {
   readonly staging: SyncStaging;
   readonly listing: SyncListing;
+  private fromStored = false;
 
   constructor(
     private readonly redis: RedisClient,
@@ -81,16 +82,34 @@ export class SyncRunStore {
     this.listing = new SyncListing(redis, keys, syncId, scope);
   }
 
-  /** Where the run's source ids are: its staging, or without a source the desired identities. */
+  /**
+   * The run's input's source is unchanged since its last applied read (SourceDigestStore): the run
+   * plans from the input's desired identities (P:K:own:<owner>) instead of a staging of its source.
+   */
+  planFromStored(): void {
+    this.fromStored = true;
+  }
+
+  /** How many users the run's input has in the desired state (a run planned from it). */
+  storedUsers(): Promise<number> {
+    return storeCall(() => this.redis.zcard(this.sourceIds('user').key));
+  }
+
+  /**
+   * Where the run's source ids are: its staging; or without a source the desired identities, and
+   * for an unchanged source those of its input.
+   */
   private sourceIds(kind: IdentityKind): SourceIds {
     if (this.scope === undefined) return { key: this.keys.all(kind), mode: 'z' };
+    if (this.fromStored) return { key: this.keys.owned(kind, this.scope), mode: 'z' };
     return { key: this.staging.key(`src:${letter(kind)}:ids`), mode: 'h' };
   }
 
   /** The source's ids in its order, a chunk at a time. */
   async *order(kind: IdentityKind, chunk: number): AsyncGenerator<string[]> {
-    if (this.scope === undefined) {
-      yield* desiredIds(this.redis, this.keys.all(kind));
+    const ids = this.sourceIds(kind);
+    if (ids.mode === 'z') {
+      yield* desiredIds(this.redis, ids.key);
       return;
     }
     yield* sliceList(this.redis, this.staging.key(`src:${letter(kind)}:order`), chunk);

@@ -11,6 +11,7 @@ import { sliceSortedSet } from './redis-iterate.js';
 import { storeCall } from './redis-errors.js';
 import { DeltaStore } from './delta.store.js';
 import { InputFreshnessStore } from './input-freshness.store.js';
+import { SourceDigestStore } from './source-digest.store.js';
 import { StatusQueries } from './status.queries.js';
 import type { SyncRecordStore } from './sync-record.store.js';
 import { SyncRunStore, type Adoption, type Parking } from './sync-run.store.js';
@@ -39,6 +40,8 @@ export class SyncStore {
   readonly deltas: DeltaStore;
   /** How fresh each input is. */
   readonly freshness: InputFreshnessStore;
+  /** The digest of each input's source as its last applied full read found it. */
+  readonly sourceDigests: SourceDigestStore;
 
   constructor(
     private readonly redis: RedisClient,
@@ -49,6 +52,7 @@ export class SyncStore {
   ) {
     this.deltas = new DeltaStore(redis, keys);
     this.freshness = new InputFreshnessStore(redis, keys);
+    this.sourceDigests = new SourceDigestStore(redis, keys);
   }
 
   get clock() {

@@ -7,6 +7,43 @@ import type { SyncStore } from '../store/sync.store.js';
 import type { PlatformClient } from '../platform/platform.client.js';
 import type { ReconcileJobs } from './sync-stage.js';
 import type { GuardSettings, SourceCount } from './sync-guards.js';
+import type { Owner } from '../domain/desired-change.js';
+import type { RequestTrace } from '../platform/scim-http.js';
+import type { SyncRecord } from '../store/sync-record.store.js';
+import type { SyncRunStore } from '../store/sync-run.store.js';
+import type { RunMode } from './run-mode.js';
+import type { PreviewRecorder } from './policy-preview.js';
+
+/** One run of a full sync: what every phase shares. */
+export interface RunContext {
+  syncId: string;
+  record: SyncRecord;
+  /** What the run may do: apply, dry run, link-only, approved continuation (run-mode.ts). */
+  mode: RunMode;
+  /**
+   * The input whose identities the run replaces (SPEC §6, Ownership): the input it reads, or the
+   * directory's owner for a pushed snapshot; absent when the desired state is the source (every
+   * input's identities).
+   */
+  scope?: Owner;
+  /** The run's work in the store: its staging, its listing index, its plan. */
+  store: SyncRunStore;
+  times: PhaseTimes;
+  cancel: CancelWatch;
+  trace: RequestTrace;
+  /** How the run's scope and mapping differ from those it is compared with (policy-run.ts). */
+  preview?: PreviewRecorder;
+  /**
+   * The digest of what the run read of its source (or found unchanged): kept once the run is
+   * applied, so that the next full sync of an unchanged source need not read it (store/source-digest.store.ts).
+   */
+  digest?: string;
+}
+
+/** The source a run plans from: its name and user count (the shrink guard's comparison). */
+export interface SourceView {
+  count: SourceCount;
+}
 
 export interface FullSyncSettings extends GuardSettings {
   deprovision: 'deactivate' | 'delete';

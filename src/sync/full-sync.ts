@@ -123,6 +123,8 @@ async function decide(deps: FullSyncDeps, run: RunContext, planned: Planned): Pr
 async function apply(deps: FullSyncDeps, run: RunContext, planned: Planned): Promise<void> {
   run.times.start('writingDesiredState');
   await progress(deps, run.syncId, 'applying', 0, run.mode.sendsToPlatform ? planned.tally.totalChanges : 0);
+  // Whatever it writes, the input's source digest now stands for this run's read or for none.
+  if (run.scope !== undefined) await deps.store.sourceDigests.expect(run.scope, run.syncId);
   await commitSource(deps, run);
   if (!run.mode.sendsToPlatform) return;
   const { observedAt } = planned.read;
@@ -177,6 +179,9 @@ async function finish(deps: FullSyncDeps, run: RunContext, planned: Planned, sta
     await deps.store.deltas.setWatermark(run.scope, record.deltaFrom);
   if (run.mode.writes && run.scope !== undefined)
     await deps.store.freshness.readSucceeded(run.scope, { at: started, kind: 'full' });
+  // The next full sync of an unchanged source plans from what this one wrote (sync-read.ts).
+  if (run.mode.writes && run.scope !== undefined && run.digest !== undefined)
+    await deps.store.sourceDigests.keep(run.scope, run.syncId, run.digest);
   const base = summaryBase(planned.tally, run.trace.counts, planned.link);
   const summary = summarise(record, base, Date.now() - started);
   const total = run.mode.links ? 0 : planned.tally.totalChanges;

@@ -1,45 +1,30 @@
-import type { Owner } from '../domain/desired-change.js';
 import { DEFAULT_POLICY } from '../domain/identity-policy.js';
 import type { FullRead } from '../domain/input.js';
-import { BridgeError } from '../domain/errors.js';
 import { sourceInvalid } from '../domain/snapshot.js';
 import { collectGarbage } from '../ops/memory.js';
 import { listPages } from '../platform/list-all.js';
-import { newTrace, type RequestTrace } from '../platform/scim-http.js';
-import type { SyncRecord } from '../store/sync-record.store.js';
-import type { SyncRunStore } from '../store/sync-run.store.js';
-import { progress, type CancelWatch, type FullSyncDeps, type PhaseTimes } from './full-sync.context.js';
-import type { RunMode } from './run-mode.js';
+import { newTrace } from '../platform/scim-http.js';
+import {
+  progress,
+  type CancelWatch,
+  type FullSyncDeps,
+  type RunContext,
+  type SourceView,
+} from './full-sync.context.js';
 import { refuseEmptySource, type ScopedOut, type SourceCount } from './sync-guards.js';
 import { SourceStager } from './source-stager.js';
 import { policyReader } from './policy-run.js';
-import type { PreviewRecorder } from './policy-preview.js';
+import {
+  digestNow,
+  isStaged,
+  owned,
+  sourceDigest,
+  stagedSource,
+  storedSource,
+  unchangedSource,
+} from './run-source.js';
 
-/** One run of a full sync: what every phase shares. */
-export interface RunContext {
-  syncId: string;
-  record: SyncRecord;
-  /** What the run may do: apply, dry run, link-only, approved continuation (run-mode.ts). */
-  mode: RunMode;
-  /**
-   * The input whose identities the run replaces (SPEC §6, Ownership): the input it reads, or the
-   * directory's owner for a pushed snapshot; absent when the desired state is the source (every
-   * input's identities).
-   */
-  scope?: Owner;
-  /** The run's work in the store: its staging, its listing index, its plan. */
-  store: SyncRunStore;
-  times: PhaseTimes;
-  cancel: CancelWatch;
-  trace: RequestTrace;
-  /** How the run's scope and mapping differ from those it is compared with (policy-run.ts). */
-  preview?: PreviewRecorder;
-}
-
-/** The source a run plans from: its name and user count (the shrink guard's comparison). */
-export interface SourceView {
-  count: SourceCount;
-}
+export type { RunContext, SourceView } from './full-sync.context.js';
 
 /** What the listing found: distinct resources, and of them the targets of managed identities. */
 export interface ListedCounts {
@@ -86,11 +71,22 @@ export async function readAndList(deps: FullSyncDeps, run: RunContext): Promise<
     const listed = await run.times.measure('listingTarget', listPlatform(deps, run));
     return { source, listed, observedAt, managedUsers };
   }
+  const digest = await sourceDigest(deps, run, reader);
+  if (digest?.unchanged) {
+    run.digest = digest.value;
+    const source = await unchangedSource(deps, run, reader);
+    refuse(source.count);
+    const listed = await run.times.measure('listingTarget', listPlatform(deps, run));
+    return { source, listed, observedAt, managedUsers };
+  }
   let startListing = () => {};
   const gate = new Promise<void>((resolve) => (startListing = resolve));
   const read = async () => {
     try {
-      return await readSource(deps, run, reader, { refuse, startListing });
+      const source = await readSource(deps, run, reader, { refuse, startListing });
+      // A source that changed while it was read is read again next time.
+      if (digest && (await digestNow(run, reader)) === digest.value) run.digest = digest.value;
+      return source;
     } catch (error) {
       run.cancel.abort(error);
       throw error;
@@ -105,42 +101,6 @@ export async function readAndList(deps: FullSyncDeps, run: RunContext): Promise<
   });
   const [source, listed] = await bothOrNeither(run.cancel, reading, listing);
   return { source, listed, observedAt, managedUsers };
-}
-
-/** A pushed snapshot, or what a held sync kept of its source: planned from its staging. */
-function isStaged(run: Pick<RunContext, 'record' | 'mode'>): boolean {
-  const name = run.record.source;
-  return name === 'snapshot' || (run.mode.fromKeptSource && name !== undefined && name !== 'none');
-}
-
-async function stagedSource(run: RunContext): Promise<SourceView> {
-  const users = await run.store.staging.userCount();
-  const recorded = run.record.sourceUsers ?? 0;
-  if (run.record.staged !== true || users < recorded) {
-    // Never fall back to something other than what was shown: a staging lost (Redis restarted
-    // without persistence, an expiry) would read as a source that lists nobody.
-    throw new BridgeError(
-      'interrupted',
-      `What sync ${run.syncId} kept of its source is gone from Redis; start a new sync`,
-    );
-  }
-  return { count: { name: run.record.source ?? 'snapshot', users, ...owned(run) } };
-}
-
-function owned(run: RunContext): { owner?: string } {
-  return run.scope === undefined ? {} : { owner: run.scope };
-}
-
-/** No source: the desired state is reconciled as it is. An input that can no longer be read fails. */
-function storedSource(run: RunContext): SourceView {
-  if (run.scope !== undefined) {
-    throw new BridgeError(
-      'source_unavailable',
-      `The input ${run.scope} can no longer be read in full (its configuration changed); start a new sync`,
-      { retryable: false },
-    );
-  }
-  return { count: { name: 'none' } };
 }
 
 async function readSource(

@@ -83,6 +83,7 @@ function alternateKeys(tag: string): Keys {
     syncRuns: () => `${tag}/sync-runs`,
     seenEvent: (source, eventId) => `${tag}/seen/${source}/${eventId}`,
     inputWatermark: (owner) => `${tag}/inputs/watermark/${owner}`,
+    sourceDigests: () => `${tag}/inputs/digests`,
     inputFreshness: (owner) => `${tag}/inputs/freshness/${owner}`,
     inputRemovals: (owner) => `${tag}/inputs/removals/${owner}`,
     inputGraph: (owner, part, next) => `${tag}/inputs/graph/${part}/${owner}${next === true ? '/next' : ''}`,

@@ -45,6 +45,8 @@ interface SyncRecord {
   plan: { users: Counts; groups: Counts; changes: { kind: string; id: string; action: string }[] };
   summary: Record<string, unknown>;
   policyFingerprint: string;
+  /** Planned from the desired state: the file unchanged since the last applied read of it. */
+  sourceUnchanged?: true;
 }
 
 describe('a full sync never skips a changed identity', () => {
@@ -81,9 +83,9 @@ describe('a full sync never skips a changed identity', () => {
   });
 
   const http = () => request(engine.bridge.http.server);
-  async function sync(): Promise<SyncRecord> {
+  async function sync(body: object = {}): Promise<SyncRecord> {
     target.resetStats();
-    const { jobId } = (await http().post('/admin/sync').set(auth).send({}).expect(202)).body as {
+    const { jobId } = (await http().post('/admin/sync').set(auth).send(body).expect(202)).body as {
       jobId: string;
     };
     let record = { state: '' } as SyncRecord;
@@ -133,6 +135,7 @@ describe('a full sync never skips a changed identity', () => {
   it('provisions the directory with a first full sync', async () => {
     const first = await sync();
     defaultFingerprint = first.policyFingerprint;
+    expect(first.sourceUnchanged).toBeUndefined();
     expect(first.plan.users).toMatchObject({ ...none, create: 3 });
     expect(first.plan.groups).toMatchObject({ ...none, create: 1 });
     expect(names()).toEqual({ ada: 'Ada Lovelace', grace: 'Grace Hopper', alan: 'Alan Turing' });
@@ -148,6 +151,7 @@ describe('a full sync never skips a changed identity', () => {
   it('plans and writes nothing when nothing changed', async () => {
     const before = stored();
     const second = await sync();
+    expect(second.sourceUnchanged).toBe(true);
     expect(second.plan.users).toMatchObject(none);
     expect(second.plan.groups).toMatchObject(none);
     expect(second.plan.changes).toEqual([]);
@@ -163,6 +167,7 @@ describe('a full sync never skips a changed identity', () => {
     const before = stored();
 
     const record = await sync();
+    expect(record.sourceUnchanged).toBeUndefined();
     expect(record.plan.users).toMatchObject({ ...none, update: 1 });
     expect(record.plan.groups).toMatchObject(none);
     expect(record.plan.changes).toMatchObject([{ kind: 'user', id: 'grace', action: 'update' }]);
@@ -180,6 +185,7 @@ describe('a full sync never skips a changed identity', () => {
     const before = stored();
 
     const record = await sync();
+    expect(record.sourceUnchanged).toBe(true);
     expect(record.plan.users).toMatchObject({ ...none, update: 1 });
     expect(record.plan.groups).toMatchObject(none);
     expect(record.plan.changes).toMatchObject([{ kind: 'user', id: 'alan', action: 'update' }]);
@@ -198,6 +204,7 @@ describe('a full sync never skips a changed identity', () => {
     const before = stored();
 
     const record = await sync();
+    expect(record.sourceUnchanged).toBe(true);
     expect(record.plan.users).toMatchObject(none);
     expect(record.plan.groups).toMatchObject({ ...none, update: 1 });
     expect(record.plan.changes).toMatchObject([{ kind: 'group', id: 'eng', action: 'update' }]);
@@ -205,6 +212,22 @@ describe('a full sync never skips a changed identity', () => {
     expect(members()).toEqual(['ada@example.com', 'alan@example.com', 'grace@example.com']);
     expect(writes()).toEqual(oneWrite('Groups'));
     expect(kept(before)).toEqual([true, true, true, false]);
+  });
+
+  it('reads the file again once another path wrote its identities', async () => {
+    // A snapshot pushed for the directory renames ada; the file, byte-identical, still says Lovelace.
+    const pushed = JSON.parse(directory('Hooper')) as { users: ReturnType<typeof user>[] };
+    pushed.users[0]!.name.familyName = 'Byron';
+    const push = await sync({ snapshot: pushed });
+    expect(push.plan.changes).toMatchObject([{ kind: 'user', id: 'ada', action: 'update' }]);
+    expect(names().ada).toBe('Ada Byron');
+    fileUnchanged();
+
+    const record = await sync();
+    expect(record.sourceUnchanged).toBeUndefined();
+    expect(record.plan.changes).toMatchObject([{ kind: 'user', id: 'ada', action: 'update' }]);
+    expect(names()).toEqual({ ada: 'Ada Lovelace', grace: 'Grace Hooper', alan: 'Alan Turing' });
+    expect((await sync()).sourceUnchanged).toBe(true);
   });
 
   it('applies a changed mapping to the users it affects, the file byte-identical', async () => {
@@ -216,6 +239,7 @@ describe('a full sync never skips a changed identity', () => {
     fileUnchanged();
 
     const record = await sync();
+    expect(record.sourceUnchanged).toBeUndefined();
     expect(record.policyFingerprint).not.toBe(defaultFingerprint);
     expect(record.plan.users).toMatchObject({ ...none, update: 2 });
     expect(record.plan.groups).toMatchObject(none);
@@ -229,6 +253,7 @@ describe('a full sync never skips a changed identity', () => {
 
     // And under the new mapping, nothing is left to do.
     const again = await sync();
+    expect(again.sourceUnchanged).toBe(true);
     expect(again.plan.users).toMatchObject(none);
     expect(writes()).toEqual([]);
   });

@@ -71,6 +71,10 @@ export const SyncView = answer(
     skipped: SkippedView.optional().meta({
       description: 'Identities the scope and mapping could not map: left out of the sync, with why.',
     }),
+    sourceUnchanged: z.literal(true).optional().meta({
+      description:
+        "The input's source was unchanged since its last applied read (a file: the same bytes, under the same scope and mapping): planned from the input's desired state, not read again.",
+    }),
   }),
 );
 export type SyncView = z.infer<typeof SyncView>;

@@ -28,6 +28,13 @@ export interface DirectorySource extends SnapshotSource {
    * in plain words — a refused secret, a missing permission — for check-config: no write, nothing kept.
    */
   check?(options?: ReadOptions): Promise<SourceCheck[]>;
+  /**
+   * A digest of what a read of the source would give now, for a source that can tell cheaply (a
+   * file: the SHA-256 of its bytes): two reads with equal digests give the same items, so a full
+   * sync whose source is unchanged since its last applied read plans from the desired state
+   * instead of reading it again. Undefined when it cannot tell.
+   */
+  fingerprint?(options?: ReadOptions): Promise<string | undefined>;
 }
 
 /** One check of what a source needs, as check-config prints it. */

@@ -56,6 +56,7 @@ export function directoryInput(
         compared: (before, next, observer) => read(next, { before, observer }),
       },
       readOne: readOneOf(built, kind),
+      ...fingerprintOf(built, after),
     };
   };
   return {
@@ -83,6 +84,18 @@ export function sourceContext(
     ...(deps.logger ? { logger: deps.logger } : {}),
     ...(deps.timeoutMs === undefined ? {} : { timeoutMs: deps.timeoutMs }),
     ...(deps.metrics ? { metrics: deps.metrics } : {}),
+  };
+}
+
+/** The read's digest: the source's, under the scope and mapping it reads with. */
+function fingerprintOf(source: DirectorySource, policy: CompiledPolicy): Pick<FullRead, 'fingerprint'> {
+  const digest = source.fingerprint?.bind(source);
+  if (!digest) return {};
+  return {
+    fingerprint: async (options) => {
+      const own = await digest(options);
+      return own === undefined ? undefined : `${policy.fingerprint}:${own}`;
+    },
   };
 }
 

@@ -66,8 +66,9 @@ export function readChunkKeys(
  * target id its match in this plan gave ('' none: to be created), else the one recorded ('' none).
  * A member the sync's source does not list is another input's user when its owner is not the
  * sync's (SPEC §6: memberships may name users of any input): its recorded target id, '' while it
- * has none, '-' while parked; any other is left out. KEYS [1] the source's users (src:u:ids hash,
- * or P:u:all when the desired state is the source), [2] the plan's matched hash, [3] P:u:all.
+ * has none, '-' while parked; any other is left out. KEYS [1] the source's users (src:u:ids hash;
+ * P:u:all when the desired state is the source; P:u:own:<owner> for an unchanged source), [2] the
+ * plan's matched hash, [3] P:u:all.
  * ARGV [1] 'h' or 'z' (the kind of KEYS[1]), [2..3] the family of user identity hashes (stem,
  * suffix), [4] the owner the sync writes as ('' none), then the member ids.
  */
@@ -83,7 +84,7 @@ for i = 5, #ARGV do
   local target = '-'
   if listed then
     target = redis.call('HGET', matched, id) or redis.call('HGET', stem .. id .. suffix, 't') or ''
-  elseif mode == 'h' and redis.call('ZSCORE', all, id) then
+  elseif redis.call('ZSCORE', all, id) then
     local f = redis.call('HMGET', stem .. id .. suffix, 't', 'o', 'pk')
     if f[2] and f[2] ~= scope then target = f[1] or (f[3] and '-' or '') end
   end

@@ -65,3 +65,15 @@ for _, entry in ipairs(redis.call('ZRANGE', key, 0, -1)) do
 end
 return total
 `;
+
+/**
+ * Keeps the digest of a source's read a full sync applied, unless anything else wrote the input's
+ * identities since the sync began writing (that write deleted the field: desired-state.store.ts).
+ * KEYS[1] P:input:digests. ARGV[1] the owner, [2] the sync's mark set before its writes, [3] the
+ * digest. Returns 1 when kept.
+ */
+export const KEEP_DIGEST = `
+if redis.call('HGET', KEYS[1], ARGV[1]) ~= ARGV[2] then return 0 end
+redis.call('HSET', KEYS[1], ARGV[1], ARGV[3])
+return 1
+`;

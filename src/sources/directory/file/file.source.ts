@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import { open } from 'node:fs/promises';
 import { BridgeError, isBridgeError } from '../../../domain/errors.js';
@@ -56,6 +57,20 @@ export class FileDirectorySource implements DirectorySource {
     } catch (error) {
       throw this.failure(error, signal);
     }
+  }
+
+  /** The SHA-256 of the file's bytes as they are now: equal digests, equal reads. */
+  async fingerprint(options: ReadOptions = {}): Promise<string> {
+    const { signal } = options;
+    signal?.throwIfAborted();
+    const hash = createHash('sha256');
+    try {
+      for await (const chunk of createReadStream(this.path, signal ? { signal } : {}))
+        hash.update(chunk as Buffer);
+    } catch (error) {
+      throw this.failure(error, signal);
+    }
+    return `sha256:${hash.digest('hex')}`;
   }
 
   private failure(error: unknown, signal: AbortSignal | undefined): unknown {
