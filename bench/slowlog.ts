@@ -29,7 +29,9 @@ export async function longestCommands<T>(
   await client.slowlog('RESET');
   const result = await during();
   const entries = (await client.slowlog('GET', -1)) as [number, number, number, string[]][];
-  const named = entries.map(([, , micros, args]) => ({ micros, name: nameOf(args, names) }));
+  const named = entries
+    .map(([, , micros, args]) => ({ micros, name: nameOf(args, names) }))
+    .filter((entry) => entry.name !== 'slowlog' && entry.name !== 'config');
   const byName = new Map<string, { max: number; over: number }>();
   for (const { micros, name } of named) {
     const seen = byName.get(name) ?? { max: 0, over: 0 };

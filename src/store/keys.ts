@@ -20,6 +20,9 @@ export { SCRATCH_TABLES, syncWorkParts, type ScratchTable, type SyncWorkPart } f
  *                              ix = index entries JSON, only for non-ASCII names (domain/canonical.ts)
  *                              o = owner (scim, events, okta, directory:<name>; domain/desired-change.ts),
  *                              pk = id of the conflict that parks it (not reconciled while set)
+ *                              dg = SHA-1 of its desired state and its account's compact form, as
+ *                              a full sync found them matching (users): a later sync that finds
+ *                              both the same need not plan it (sync-listing.lua.ts)
  *   P:K:d:<id>          string the desired state (compact JSON, domain/canonical.ts); absent: not desired
  *   P:K:x:<id>          string attributes kept for the SCIM server, not managed on the target
  *   P:K:h:<id>          list   capped history, newest first (JSON entries)
@@ -74,6 +77,8 @@ export { SCRATCH_TABLES, syncWorkParts, type ScratchTable, type SyncWorkPart } f
  *     ls:K:r         hash   the platform's listing: target id → flags (claimed by a match; a managed
  *                           identity's) + the resource's compact form (domain/observed-form.ts)
  *     ls:K:x, ls:K:n hash   externalId, lower-cased userName / displayName → target id
+ *     ls:u:clean     set    managed users whose listed account is as the last sync that found it
+ *                           matching saw it (their hash's dg): the plan counts them unchanged
  *     plan:K         list   planned changes (JSON, with what the listing showed), applied in order
  *     planned:K      set    staged ids with a planned change (the others are written without a
  *                           dirty mark: the platform already matches them)

@@ -4,9 +4,9 @@
  * identities that held Redis for 40–170 ms a call. A batch is cut into slices a call each, sent at
  * once: Redis runs them in order (one connection, one slot) with other clients' commands between
  * them, and the batch still costs one round trip. A slice's weight is about the Redis commands its
- * script runs; SLICE_WEIGHT of them take 1–3 ms of Redis on a 2-core machine.
+ * script runs; SLICE_WEIGHT of them take 1–5 ms of Redis on a 2-core machine.
  */
-export const SLICE_WEIGHT = 1500;
+export const SLICE_WEIGHT = 1000;
 
 /** Cuts `items` into slices whose weights add up to at most `budget` (an item heavier alone is a slice). */
 export function slices<T>(items: readonly T[], weight: (item: T) => number, budget = SLICE_WEIGHT): T[][] {

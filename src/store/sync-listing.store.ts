@@ -4,7 +4,7 @@ import { observedName, packObserved, unpackObserved } from '../domain/observed-f
 import type { ObservedUser } from '../domain/user-diff.js';
 import { familyArgs, type Keys } from './keys.js';
 import { LuaScript } from './lua-script.js';
-import { CANDIDATES, CLAIM, INDEX_PAGE } from './lua/sync-listing.lua.js';
+import { CANDIDATES, CLAIM, CLEAN_USERS, INDEX_PAGE, MARK_CLEAN } from './lua/sync-listing.lua.js';
 import type { RedisClient } from './redis-connection.js';
 import { storeCall } from './redis-errors.js';
 import { inSlices, slices } from './script-slices.js';
@@ -13,6 +13,8 @@ const scripts = {
   index: new LuaScript(INDEX_PAGE),
   candidates: new LuaScript(CANDIDATES),
   claim: new LuaScript(CLAIM),
+  clean: new LuaScript(CLEAN_USERS),
+  markClean: new LuaScript(MARK_CLEAN),
 };
 
 type Observed = ObservedUser | ObservedGroup;
@@ -85,8 +87,17 @@ export class SyncListing {
       observedName(kind, r),
       packObserved(kind, r),
     ]);
-    const keys = [...this.indexKeys(kind), this.keys.targetIdIndex(kind), this.keys.managed(kind)];
-    const head = [this.scope, ...familyArgs(this.keys.identityFamily(kind))];
+    const keys = [
+      ...this.indexKeys(kind),
+      this.keys.targetIdIndex(kind),
+      this.keys.managed(kind),
+      kind === 'user' ? this.cleanKey() : '',
+    ];
+    const head = [
+      this.scope,
+      ...familyArgs(this.keys.identityFamily(kind)),
+      ...familyArgs(this.keys.docFamily(kind)),
+    ];
     const [added, addedManaged] = (await storeCall(() =>
       scripts.index.run(this.redis, keys, [...head, ...args]),
     )) as number[];
@@ -136,6 +147,46 @@ export class SyncListing {
     return lists[0] ?? [];
   }
 
+  /**
+   * Of a chunk of users, which the listing found clean (INDEX_PAGE: their desired state and account
+   * as a sync last found them matching) and the run stages no desired state for: claimed as their
+   * matches, counted unchanged without being read.
+   */
+  async cleanUsers(ids: readonly string[], stagedDocs: string): Promise<boolean[]> {
+    const keys = [this.cleanKey(), stagedDocs, this.indexKeys('user')[0]];
+    const head = familyArgs(this.keys.identityFamily('user'));
+    const flags = await inSlices(
+      ids,
+      () => 5,
+      (slice) =>
+        storeCall(() => scripts.clean.run(this.redis, keys, [...head, ...slice])) as Promise<string[]>,
+    );
+    return flags.map((flag) => flag === '1');
+  }
+
+  /**
+   * Records users the plan found matching their listed accounts (id, target id, the desired state
+   * compared), so that the next sync that lists them so finds them clean.
+   */
+  async markClean(users: readonly { id: string; targetId: string; json: string }[]): Promise<void> {
+    const head = [
+      ...familyArgs(this.keys.identityFamily('user')),
+      ...familyArgs(this.keys.docFamily('user')),
+    ];
+    const key = this.indexKeys('user')[0];
+    await Promise.all(
+      slices(users, () => 4).map((slice) =>
+        storeCall(() =>
+          scripts.markClean.run(
+            this.redis,
+            [key],
+            [...head, ...slice.flatMap((u) => [u.id, u.targetId, u.json])],
+          ),
+        ),
+      ),
+    );
+  }
+
   /** Listed resources by target id (claimed or not), e.g. a managed identity's, to deprovision. */
   async resources(kind: IdentityKind, targetIds: readonly string[]): Promise<(ListedResource | undefined)[]> {
     if (targetIds.length === 0) return [];
@@ -183,6 +234,10 @@ export class SyncListing {
       }
     } while (cursor !== '0' && out.length < limit);
     return out;
+  }
+
+  private cleanKey(): string {
+    return this.keys.syncWork(this.syncId, 'ls:u:clean');
   }
 
   private indexKeys(kind: IdentityKind): [string, string, string] {

@@ -121,6 +121,11 @@ export class SyncRunStore {
     return readChunk(this.redis, this.keys, kind, docs, ids);
   }
 
+  /** Of a chunk of users, those the listing found clean and the run stages nothing for. */
+  cleanUsers(ids: readonly string[]): Promise<boolean[]> {
+    return this.listing.cleanUsers(ids, this.staging.key('src:u:docs'));
+  }
+
   /** Whether the store would refuse each identity as the run's write (desired-state.bulk.ts). */
   heldElsewhere(
     kind: IdentityKind,

@@ -9,7 +9,7 @@ import { execPipeline, storeCall } from './redis-errors.js';
 import { inSlices } from './script-slices.js';
 
 /** Ids asked of Redis in one command at most (member checks, deferred members). */
-const LOOKUP_SLICE = 10_000;
+const LOOKUP_SLICE = 2_000;
 
 const scripts = {
   record: new LuaScript(RECORD_ITEMS),

@@ -13,6 +13,7 @@ export type SyncWorkPart =
   | 'src:members'
   | `src:scratch:${ScratchTable}`
   | `ls:${K}:${'r' | 'x' | 'n'}`
+  | 'ls:u:clean'
   | `plan:${K}`
   | `planned:${K}`
   | `gone:${K}`
@@ -35,6 +36,7 @@ export function syncWorkParts(): { source: SyncWorkPart[]; run: SyncWorkPart[] }
     ],
     run: [
       ...(['r', 'x', 'n'] as const).flatMap((n) => both((k) => `ls:${k}:${n}` as const)),
+      'ls:u:clean',
       ...both((k) => `plan:${k}` as const),
       ...both((k) => `planned:${k}` as const),
       ...both((k) => `gone:${k}` as const),

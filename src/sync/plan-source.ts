@@ -72,25 +72,12 @@ export async function planSource<I extends Identity, X, R extends Observed>(
   const { run } = ctx;
   const { kind } = rules;
   const recent = new RecentClaims();
-  const fetch = async (ids: string[]) => {
-    const read = await run.store.readChunk(kind, ids);
-    const chunk = read.filter(desired);
-    const identities = chunk.map((item) => rules.parse(item));
-    const lookups = identities.map((identity, i) => matchKeys(rules, identity, chunk[i]));
-    const [extra, candidates, held] = await Promise.all([
-      rules.read(ctx, identities),
-      run.store.listing.candidates(kind, lookups),
-      run.store.heldElsewhere(
-        kind,
-        identities.map((identity) => indexed(rules, identity)),
-      ),
-    ]);
-    return { ids, read, chunk, identities, lookups, extra, candidates, held };
-  };
+  const fetch = (ids: string[]) => fetchChunk(ctx, rules, ids);
   await prefetching(run.store.order(kind, PLAN_CHUNK), fetch, async (fetched) => {
     await run.cancel.check();
-    const { ids, read, chunk, identities, lookups, extra, candidates, held } = fetched;
-    ctx.storedInSource[kind] += read.filter((c) => storedForRun(ctx, c)).length;
+    const { ids, clean, read, chunk, identities, lookups, extra, candidates, held } = fetched;
+    counted(ctx, kind, clean, read);
+    const matching: Matching[] = [];
     ctx.claimedUnmanaged[kind] += candidates.claimedUnmanaged;
     const sink = decisionSink(ctx, recent);
     for (const [i, identity] of identities.entries()) {
@@ -107,12 +94,81 @@ export async function planSource<I extends Identity, X, R extends Observed>(
         decide: (found) => rules.decide(entry, found),
       });
       if (decision) rules.decided(sink, entry, decision);
+      const match = decision && found(entry.item, decision);
+      if (match) matching.push(match);
     }
     ctx.claimedUnmanaged[kind] += await run.store.listing.claim(kind, sink.claims.toWrite());
     recent.push(sink.claims.mine());
     await sink.writer.flush();
+    if (kind === 'user' && marksClean(ctx)) await run.store.listing.markClean(matching);
     await ctx.onChunk?.(ids.length);
   });
+}
+
+/**
+ * One chunk's reads: the identities the listing did not find clean, their desired state, their
+ * candidates in the listing, the kind's extra reads and whether the store would refuse each.
+ */
+async function fetchChunk<I extends Identity, X, R extends Observed>(
+  ctx: MergeContext,
+  rules: PlanKindRules<I, X, R>,
+  ids: string[],
+) {
+  const { run } = ctx;
+  const { kind } = rules;
+  const open = await notClean(ctx, kind, ids);
+  const read = await run.store.readChunk(kind, open);
+  const chunk = read.filter(desired);
+  const identities = chunk.map((item) => rules.parse(item));
+  const lookups = identities.map((identity, i) => matchKeys(rules, identity, chunk[i]));
+  const [extra, candidates, held] = await Promise.all([
+    rules.read(ctx, identities),
+    run.store.listing.candidates(kind, lookups),
+    run.store.heldElsewhere(
+      kind,
+      identities.map((identity) => indexed(rules, identity)),
+    ),
+  ]);
+  return {
+    ids,
+    clean: ids.length - open.length,
+    read,
+    chunk,
+    identities,
+    lookups,
+    extra,
+    candidates,
+    held,
+  };
+}
+
+/**
+ * Users are skipped when the listing found them clean (sync-listing.lua.ts INDEX_PAGE): their
+ * desired state and account as a sync last found them matching. Not in a link-only run, which
+ * lists every match it records.
+ */
+async function notClean(ctx: MergeContext, kind: IdentityKind, ids: string[]): Promise<string[]> {
+  if (kind !== 'user' || ctx.link) return ids;
+  const clean = await ctx.run.store.cleanUsers(ids);
+  return ids.filter((_, i) => !clean[i]);
+}
+
+/** A run that writes records the users it found matching (not a dry run: it writes nothing). */
+function marksClean(ctx: MergeContext): boolean {
+  return ctx.run.mode.writes && !ctx.link;
+}
+
+type Matching = { id: string; targetId: string; json: string };
+
+/**
+ * A managed identity its stored desired state and recorded account match: what a later sync may
+ * find clean. Not one whose desired state this run stages (it is not written yet).
+ */
+function found(item: Desired, decision: Decision): Matching | undefined {
+  const { targetId, managed } = item.known;
+  if (decision.counted !== 'unchanged' || decision.change || decision.adoption) return undefined;
+  if (!managed || item.staged || targetId === undefined || decision.matched !== targetId) return undefined;
+  return { id: item.id, targetId, json: item.json };
 }
 
 /** What an identity is looked up by in the listing, in matching order (SPEC §6). */
@@ -141,6 +197,12 @@ function decisionSink(ctx: MergeContext, recent: RecentClaims): DecisionSink {
     writer: ctx.run.store.planWriter(),
     claims: new Claims(recent.all()),
   };
+}
+
+/** A chunk's clean identities (unchanged) and its stored ones. */
+function counted(ctx: MergeContext, kind: IdentityKind, clean: number, read: readonly ChunkIdentity[]): void {
+  ctx.tally.unchangedClean(kind, clean);
+  ctx.storedInSource[kind] += clean + read.filter((c) => storedForRun(ctx, c)).length;
 }
 
 /** A source identity stored as the run's input's (or before owners existed). */

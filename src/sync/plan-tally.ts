@@ -97,6 +97,11 @@ export class PlanTally {
     }
   }
 
+  /** Identities the listing found clean (as a sync last found them matching): unchanged, not planned. */
+  unchangedClean(kind: IdentityKind, count: number): void {
+    this.of(kind).unchanged += count;
+  }
+
   /** A source identity another input holds, or one parked as ambiguous: not planned (RefusedItem). */
   refusedBy(item: RefusedItem): void {
     (item.reason === 'ambiguous' ? this.ambiguous : this.refused)[item.kind]++;

@@ -7,23 +7,36 @@
  */
 
 /**
- * Indexes one page. KEYS [1] ls:K:r, [2] ls:K:x, [3] ls:K:n, [4] P:K:tid, [5] P:K:managed. ARGV [1]
- * the owner the sync writes as ('' none: every input's), [2..3] the family of identity hashes of
- * the kind, then per resource: target id, externalId ('' none), lower-cased name, compact form.
- * Returns {resources new to the index, of them the managed identities' targets (any input's)}.
+ * Indexes one page. KEYS [1] ls:K:r, [2] ls:K:x, [3] ls:K:n, [4] P:K:tid, [5] P:K:managed, [6]
+ * ls:u:clean ('' for groups). ARGV [1] the owner the sync writes as ('' none: every input's),
+ * [2..3] the family of identity hashes of the kind, [4..5] of their docs, then per resource: target
+ * id, externalId ('' none), lower-cased name, compact form. A managed user of the sync's owner
+ * whose stored desired state and listed form are those its hash's dg recorded (MARK_CLEAN), not
+ * parked and with no create pending, is clean: its id goes to ls:u:clean, and the plan counts it
+ * unchanged without reading it (CLEAN_USERS). Returns {resources new to the
+ * index, of them the managed identities' targets (any input's)}.
  */
 export const INDEX_PAGE = `
-local listed, byExternalId, byName, targetIds, managed = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5]
-local scope, stem, suffix = ARGV[1], ARGV[2], ARGV[3]
+local listed, byExternalId, byName, targetIds, managed, clean = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[6]
+local scope, stem, suffix, docStem, docSuffix = ARGV[1], ARGV[2], ARGV[3], ARGV[4], ARGV[5]
 local added, addedManaged = 0, 0
-for i = 4, #ARGV, 4 do
+local function isClean(holder, h, id, packed)
+  if clean == '' or not h[2] or h[3] ~= id or h[4] or h[5] then return false end
+  local doc = redis.call('GET', docStem .. holder .. docSuffix)
+  return doc and h[2] == redis.sha1hex(doc .. '\\n' .. packed)
+end
+for i = 6, #ARGV, 4 do
   local id, externalId, name, packed = ARGV[i], ARGV[i + 1], ARGV[i + 2], ARGV[i + 3]
   local holder = redis.call('HGET', targetIds, id)
   local flag = 'u'
   if holder and redis.call('SISMEMBER', managed, holder) == 1 then
     flag = 'm'
-    local o = scope ~= '' and redis.call('HGET', stem .. holder .. suffix, 'o')
-    if o and o ~= scope then flag = 'o' end
+    local h = redis.call('HMGET', stem .. holder .. suffix, 'o', 'dg', 't', 'pk', 'pc')
+    if scope ~= '' and h[1] and h[1] ~= scope then
+      flag = 'o'
+    elseif isClean(holder, h, id, packed) then
+      redis.call('SADD', clean, holder)
+    end
   end
   if redis.call('HSET', listed, id, flag .. packed) == 1 then
     added = added + 1
@@ -101,4 +114,49 @@ for _, id in ipairs(ARGV) do
   end
 end
 return unmanaged
+`;
+
+/**
+ * Of a chunk of users, those the listing found clean (INDEX_PAGE) and the run stages no desired
+ * state for: their accounts are claimed as their matches, as CANDIDATES claims a recorded target
+ * id; '1' each, else '' (one whose account an earlier match took is planned as any other). KEYS
+ * [1] ls:u:clean, [2] src:u:docs, [3] ls:u:r. ARGV [1..2] the family of user identity hashes, then
+ * the ids.
+ */
+export const CLEAN_USERS = `
+local stem, suffix = ARGV[1], ARGV[2]
+local out = {}
+for i = 3, #ARGV do
+  local id = ARGV[i]
+  local clean = ''
+  if redis.call('SISMEMBER', KEYS[1], id) == 1 and redis.call('HEXISTS', KEYS[2], id) == 0 then
+    local t = redis.call('HGET', stem .. id .. suffix, 't')
+    local entry = t and redis.call('HGET', KEYS[3], t)
+    if entry and string.sub(entry, 1, 1) == 'm' then
+      redis.call('HSET', KEYS[3], t, 'M' .. string.sub(entry, 2))
+      clean = '1'
+    end
+  end
+  out[#out + 1] = clean
+end
+return out
+`;
+
+/**
+ * Records the users a plan found matching their accounts as listed (their dg: INDEX_PAGE), each
+ * only while its stored desired state is still the one the plan compared. KEYS [1] ls:u:r. ARGV
+ * [1..2] the family of user identity hashes, [3..4] of their docs, then per user: id, target id,
+ * the desired state the plan compared (canonical JSON).
+ */
+export const MARK_CLEAN = `
+local stem, suffix, docStem, docSuffix = ARGV[1], ARGV[2], ARGV[3], ARGV[4]
+for i = 5, #ARGV, 3 do
+  local id = ARGV[i]
+  local entry = redis.call('HGET', KEYS[1], ARGV[i + 1])
+  local doc = ARGV[i + 2]
+  if entry and redis.call('GET', docStem .. id .. docSuffix) == doc then
+    redis.call('HSET', stem .. id .. suffix, 'dg', redis.sha1hex(doc .. '\\n' .. string.sub(entry, 2)))
+  end
+end
+return 0
 `;
