@@ -26,7 +26,8 @@ import { longestCommands, scriptNames } from './slowlog.js';
  * load generator share the bench process.
  *  1. The first sync over an unchanged directory: the platform already holds it all; the fresh
  *     bridge adopts it (no write).
- *  2. The drift sync: 1% of users and 1% of groups changed on the platform behind its back.
+ *  2. The next sync, nothing changed on either side: the steady state of a scheduled sync.
+ *  3. The drift sync: 1% of users and 1% of groups changed on the platform behind its back.
  * For each: wall time against its request floor (list pages plus the writes the drift needs, at
  * TARGET_CONCURRENCY / latency), requests against their lower bound, the bridge's peak RSS, Redis
  * bytes per identity after the sync and at its peak during it, Redis CPU time, and the phases
@@ -96,6 +97,7 @@ async function fullSync(users: number): Promise<void> {
       target.faults.setLatency({ ms: LATENCY_MS });
       const pages = Math.ceil(users / PAGE_CAP) + Math.ceil(groups / PAGE_CAP);
       await measure(run, 'first sync over an unchanged directory', pages, 0);
+      await measure(run, 'next sync, nothing changed', pages, 0);
       const drift = driftTarget(target);
       await measure(run, 'drift sync (1% of users and groups)', pages, drift);
       await statusCost(run, embedded.url);

@@ -12,9 +12,9 @@ export interface ListOptions<K extends IdentityKind> {
   concurrency: number;
   trace?: RequestTrace;
   /**
-   * Takes each page's resources, compact (what a sync compares). Awaited before the page's worker
-   * asks for another, so that at most `concurrency` pages are held at once; may throw to stop the
-   * listing (a cancel), once the requests in flight are answered.
+   * Takes each page's resources, compact (what a sync compares). Each worker has asked for its
+   * next page meanwhile, so that at most twice `concurrency` pages are held at once; may throw to
+   * stop the listing (a cancel), once the requests in flight are answered.
    */
   onResources: (resources: Observed<K>[]) => Promise<void>;
   onPage?: (pagesDone: number, pagesExpected: number) => void;
@@ -53,17 +53,19 @@ export async function listPages<K extends IdentityKind>(
   const expected = 1 + starts.length;
   options.onPage?.(done, expected);
   let failed: unknown;
+  const ask = asker(client, kind, options, { starts, step, total, stopped: () => failed !== undefined });
+  // Each worker asks for its next page before it hands over the one it has, so the requests never
+  // wait on what the caller does with a page (a sync indexes it in Redis): two pages a worker at most.
   const worker = async () => {
-    for (let start = starts.shift(); start !== undefined && failed === undefined; start = starts.shift()) {
-      const page = await client.listPage(kind, start, options.pageSize, options.trace);
-      const next = start + page.resources.length;
-      if (
-        page.resources.length > 0 &&
-        page.resources.length < step &&
-        next <= Math.min(total, start + step - 1)
-      )
-        starts.push(next);
-      await options.onResources(page.resources as Observed<K>[]);
+    for (let asking = ask(); asking !== undefined;) {
+      const page = await asking;
+      asking = ask();
+      try {
+        await options.onResources(page.resources as Observed<K>[]);
+      } catch (error) {
+        await asking?.catch(() => undefined);
+        throw error;
+      }
       done++;
       options.onPage?.(done, expected);
     }
@@ -76,4 +78,29 @@ export async function listPages<K extends IdentityKind>(
   await Promise.all(workers);
   if (failed !== undefined) throw failed;
   return done;
+}
+
+/**
+ * Asks for the next page to list, if any (none once the listing stopped). A page shorter than the
+ * first, ending before the next page's start, leaves a gap: its start is listed again.
+ */
+function asker<K extends IdentityKind>(
+  client: PlatformClient,
+  kind: K,
+  options: ListOptions<K>,
+  pages: { starts: number[]; step: number; total: number; stopped: () => boolean },
+) {
+  const { starts, step, total } = pages;
+  return () => {
+    const start = pages.stopped() ? undefined : starts.shift();
+    if (start === undefined) return undefined;
+    const asked = client.listPage(kind, start, options.pageSize, options.trace).then((page) => {
+      const next = start + page.resources.length;
+      const short = page.resources.length > 0 && page.resources.length < step;
+      if (short && next <= Math.min(total, start + step - 1)) starts.push(next);
+      return page;
+    });
+    asked.catch(() => undefined);
+    return asked;
+  };
 }
