@@ -91,12 +91,13 @@ export class SyncListing {
       ...this.indexKeys(kind),
       this.keys.targetIdIndex(kind),
       this.keys.managed(kind),
-      kind === 'user' ? this.cleanKey() : '',
+      this.cleanKey(),
     ];
     const head = [
       this.scope,
       ...familyArgs(this.keys.identityFamily(kind)),
       ...familyArgs(this.keys.docFamily(kind)),
+      kind === 'user' ? 'u' : 'g',
     ];
     const [added, addedManaged] = (await storeCall(() =>
       scripts.index.run(this.redis, keys, [...head, ...args]),

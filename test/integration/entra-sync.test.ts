@@ -301,7 +301,9 @@ describe('an Entra ID tenant read through Microsoft Graph', () => {
       .filter((r) => r.host === 'graph');
     const throttled = graph.filter((r) => r.status === 429).length;
     expect(graph.length).toBeGreaterThan(15);
-    expect(throttled / graph.length).toBeGreaterThan(0.2);
+    // A third drawn at random (seeded, but the draws follow whatever reads Graph meanwhile, a delta
+    // read on its timer included): well above a tenth whatever the interleaving.
+    expect(throttled / graph.length).toBeGreaterThan(0.1);
     expect(graph.filter((r) => r.status !== 200 && r.status !== 429)).toEqual([]);
     await engine.drain();
     expect(membersOf('Parent')).toEqual([0, 1, 3, 4, 5, 6, 7, 9, 10, 12]);

@@ -8,9 +8,9 @@
 
 /**
  * Indexes one page. KEYS [1] ls:K:r, [2] ls:K:x, [3] ls:K:n, [4] P:K:tid, [5] P:K:managed, [6]
- * ls:u:clean ('' for groups). ARGV [1] the owner the sync writes as ('' none: every input's),
- * [2..3] the family of identity hashes of the kind, [4..5] of their docs, then per resource: target
- * id, externalId ('' none), lower-cased name, compact form. A managed user of the sync's owner
+ * ls:u:clean. ARGV [1] the owner the sync writes as ('' none: every input's), [2..3] the family of
+ * identity hashes of the kind, [4..5] of their docs, [6] the kind ('u' or 'g': only users are found
+ * clean), then per resource: target id, externalId ('' none), lower-cased name, compact form. A managed user of the sync's owner
  * whose stored desired state and listed form are those its hash's dg recorded (MARK_CLEAN), not
  * parked and with no create pending, is clean: its id goes to ls:u:clean, and the plan counts it
  * unchanged without reading it (CLEAN_USERS). Returns {resources new to the
@@ -19,13 +19,14 @@
 export const INDEX_PAGE = `
 local listed, byExternalId, byName, targetIds, managed, clean = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[6]
 local scope, stem, suffix, docStem, docSuffix = ARGV[1], ARGV[2], ARGV[3], ARGV[4], ARGV[5]
+local users = ARGV[6] == 'u'
 local added, addedManaged = 0, 0
 local function isClean(holder, h, id, packed)
-  if clean == '' or not h[2] or h[3] ~= id or h[4] or h[5] then return false end
+  if not users or not h[2] or h[3] ~= id or h[4] or h[5] then return false end
   local doc = redis.call('GET', docStem .. holder .. docSuffix)
   return doc and h[2] == redis.sha1hex(doc .. '\\n' .. packed)
 end
-for i = 6, #ARGV, 4 do
+for i = 7, #ARGV, 4 do
   local id, externalId, name, packed = ARGV[i], ARGV[i + 1], ARGV[i + 2], ARGV[i + 3]
   local holder = redis.call('HGET', targetIds, id)
   local flag = 'u'
