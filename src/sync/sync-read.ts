@@ -138,6 +138,8 @@ async function readSource(
     source: count.name,
     sourceUsers: count.users,
     staged: '1',
+    // An approved run of one held with its source unchanged that reads it now.
+    ...(run.record.sourceUnchanged === true ? { sourceUnchanged: '' } : {}),
   });
   gate.refuse(count, scopedOutOf(run, reader, stager));
   gate.startListing();

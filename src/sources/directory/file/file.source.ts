@@ -20,6 +20,9 @@ import { JsonSyntaxError, readJsonSnapshot } from './json-snapshot-stream.js';
 
 export type SnapshotFileFormat = 'json' | 'ndjson';
 
+/** What a fingerprint reads of the file at a time. */
+const HASH_BUFFER_BYTES = 1 << 20;
+
 export interface FileSourceOptions {
   /** Bytes read at a time (tests make it tiny, so items span chunks). */
   highWaterMark?: number;
@@ -59,14 +62,26 @@ export class FileDirectorySource implements DirectorySource {
     }
   }
 
-  /** The SHA-256 of the file's bytes as they are now: equal digests, equal reads. */
+  /**
+   * The SHA-256 of the file's bytes as they are now: equal digests, equal reads. Read through one
+   * buffer, so hashing a large file leaves no trail of chunks behind.
+   */
   async fingerprint(options: ReadOptions = {}): Promise<string> {
     const { signal } = options;
-    signal?.throwIfAborted();
     const hash = createHash('sha256');
     try {
-      for await (const chunk of createReadStream(this.path, signal ? { signal } : {}))
-        hash.update(chunk as Buffer);
+      const file = await open(this.path, 'r');
+      try {
+        const buffer = Buffer.allocUnsafe(HASH_BUFFER_BYTES);
+        for (;;) {
+          signal?.throwIfAborted();
+          const { bytesRead } = await file.read(buffer, 0, buffer.length, null);
+          if (bytesRead === 0) break;
+          hash.update(buffer.subarray(0, bytesRead));
+        }
+      } finally {
+        await file.close();
+      }
     } catch (error) {
       throw this.failure(error, signal);
     }
