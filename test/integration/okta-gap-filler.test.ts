@@ -127,7 +127,8 @@ describe('the System Log gap-filler', () => {
       lastError: 'a poll failed',
       missed: 0,
     });
-    expect((await bridge.freshness()).readAt).toBeGreaterThanOrEqual(newest);
+    // The bridge's clock (Redis's) and the emulation's may differ by a millisecond or so.
+    expect((await bridge.freshness()).readAt).toBeGreaterThanOrEqual(newest - 50);
   });
 
   it('writes nothing while the log is unchanged', async () => {
@@ -249,9 +250,10 @@ describe('the System Log gap-filler', () => {
     expect(afterReset?.status).toBe(200);
     expect(afterReset?.at).toBeGreaterThanOrEqual(resetAt - 5);
 
-    // An exhausted bucket: the poll's request is answered 429, and waited out until the reset.
+    // An exhausted bucket: the poll's request is answered 429, and waited out until the reset — 3 s
+    // away, so that a poll late under load still meets it exhausted.
     const next = logs().length;
-    okta.setRateLimit('logs', 0, 1);
+    okta.setRateLimit('logs', 0, 3);
     await until(
       () =>
         logs()
