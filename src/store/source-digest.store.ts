@@ -36,10 +36,6 @@ export class SourceDigestStore {
     const args = [owner, mark(syncId), digest];
     return (await storeCall(() => keepDigest.run(this.redis, [this.keys.sourceDigests()], args))) === 1;
   }
-
-  async forgetAll(): Promise<void> {
-    await storeCall(() => this.redis.del(this.keys.sourceDigests()));
-  }
 }
 
 /** A sync's mark: never a digest (digests start with their format). */
