@@ -153,6 +153,7 @@ async function measure(run: Run, label: string, pages: number, writes: number): 
   const {
     result: { result, peak },
     longest,
+    total,
   } = await longestCommands(client, names, () =>
     redis.peakDuring(() => runSync(bridge.url, ADMIN, {}, watch)),
   );
@@ -187,6 +188,7 @@ async function measure(run: Run, label: string, pages: number, writes: number): 
       ['RSS at the end of each phase (MB)', JSON.stringify(result.summary.rssMb)],
       ['CPU by stage (% of one core)', byStage],
       ['longest Redis commands (SLOWLOG)', longest],
+      ...(total ? [['Redis time by script or command', total] as [string, string]] : []),
     ]),
   );
 }

@@ -20,8 +20,11 @@ export interface MergeContext {
   tally: PlanTally;
   /** A link-only run's lists (SPEC §6). */
   link?: LinkTally;
-  /** Told after each chunk how many identities were planned so far. */
-  onChunk?: (planned: number) => Promise<void>;
+  /**
+   * Told after each chunk how many identities it planned, and how many of them it read (the rest
+   * were found clean: planned without being read).
+   */
+  onChunk?: (planned: number, read: number) => Promise<void>;
   /** Listed resources claimed by a match though no managed identity's target (for the unmanaged). */
   claimedUnmanaged: Record<IdentityKind, number>;
   /**
@@ -101,7 +104,7 @@ export async function planSource<I extends Identity, X, R extends Observed>(
     recent.push(sink.claims.mine());
     await sink.writer.flush();
     if (kind === 'user' && marksClean(ctx)) await run.store.listing.markClean(matching);
-    await ctx.onChunk?.(ids.length);
+    await ctx.onChunk?.(ids.length, read.length);
   });
 }
 

@@ -26,7 +26,7 @@ export async function planSourceRemovals(ctx: MergeContext, kind: IdentityKind):
       writer.change(change, false);
     });
     await writer.flush();
-    await ctx.onChunk?.(walked);
+    await ctx.onChunk?.(walked, missing.length);
   }
 }
 

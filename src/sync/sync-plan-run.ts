@@ -6,7 +6,7 @@ import { ownedElsewhere, type OwnedElsewhere } from './owned-elsewhere.js';
 import { PlanTally } from './plan-tally.js';
 import { planSourceRemovals } from './sync-deprovision.js';
 import { groupRules, userRules } from './plan-kinds.js';
-import { planSource, type MergeContext } from './plan-source.js';
+import { PLAN_CHUNK, planSource, type MergeContext } from './plan-source.js';
 import type { ReadResult, RunContext } from './sync-read.js';
 import type { MemberNames } from './sync-report.js';
 
@@ -22,8 +22,13 @@ export interface Planned {
 }
 
 const PROGRESS_EVERY_MS = 250;
-/** Chunks between full collections: each leaves garbage, and V8 would let it pile up (RSS grows). */
-const GC_EVERY = 10;
+/**
+ * Identities read between full collections: each chunk leaves garbage for those it read, and V8
+ * would let it pile up (RSS grows). Identities found clean are not read: a sync that finds nearly
+ * all of them clean allocates little, and a forced collection of the whole heap would cost more
+ * than it frees.
+ */
+const GC_EVERY_READ = 10 * PLAN_CHUNK;
 
 /**
  * The plan of a run (SPEC §6), in the order the runs apply it: the source's users, the users it no
@@ -34,7 +39,7 @@ export async function planRun(deps: FullSyncDeps, run: RunContext, read: ReadRes
   const tally = new PlanTally();
   const link = run.mode.links ? new LinkTally() : undefined;
   let planned = 0;
-  let chunks = 0;
+  let readSinceGc = 0;
   let reported = 0;
   const ctx: MergeContext = {
     deps,
@@ -44,9 +49,13 @@ export async function planRun(deps: FullSyncDeps, run: RunContext, read: ReadRes
     ...(link ? { link } : {}),
     claimedUnmanaged: { user: 0, group: 0 },
     storedInSource: { user: 0, group: 0 },
-    onChunk: async (count) => {
+    onChunk: async (count, read) => {
       planned += count;
-      if (++chunks % GC_EVERY === 0) collectGarbage();
+      readSinceGc += read;
+      if (readSinceGc >= GC_EVERY_READ) {
+        readSinceGc = 0;
+        collectGarbage();
+      }
       if (Date.now() - reported < PROGRESS_EVERY_MS) return;
       reported = Date.now();
       await progress(deps, run.syncId, 'planning', planned, 0);
