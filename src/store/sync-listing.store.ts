@@ -4,7 +4,14 @@ import { observedName, packObserved, unpackObserved } from '../domain/observed-f
 import type { ObservedUser } from '../domain/user-diff.js';
 import { familyArgs, type Keys } from './keys.js';
 import { LuaScript } from './lua-script.js';
-import { CANDIDATES, CLAIM, CLEAN_USERS, INDEX_PAGE, MARK_CLEAN } from './lua/sync-listing.lua.js';
+import {
+  CANDIDATES,
+  CLAIM,
+  CLEAN_USERS,
+  INDEX_PAGE,
+  MARK_CLEAN,
+  MARK_WRITTEN,
+} from './lua/sync-listing.lua.js';
 import type { RedisClient } from './redis-connection.js';
 import { storeCall } from './redis-errors.js';
 import { inSlices, slices } from './script-slices.js';
@@ -15,6 +22,7 @@ const scripts = {
   claim: new LuaScript(CLAIM),
   clean: new LuaScript(CLEAN_USERS),
   markClean: new LuaScript(MARK_CLEAN),
+  markWritten: new LuaScript(MARK_WRITTEN),
 };
 
 type Observed = ObservedUser | ObservedGroup;
@@ -183,6 +191,25 @@ export class SyncListing {
             [key],
             [...head, ...slice.flatMap((u) => [u.id, u.targetId, u.json])],
           ),
+        ),
+      ),
+    );
+  }
+
+  /**
+   * Records users the plan found matching their listed accounts (id, target id) once the run wrote
+   * their desired state: each whose stored desired state is the staged one the plan compared.
+   */
+  async markWritten(users: readonly { id: string; targetId: string }[], stagedDocs: string): Promise<void> {
+    const head = [
+      ...familyArgs(this.keys.identityFamily('user')),
+      ...familyArgs(this.keys.docFamily('user')),
+    ];
+    const keys = [this.indexKeys('user')[0], stagedDocs];
+    await Promise.all(
+      slices(users, () => 5).map((slice) =>
+        storeCall(() =>
+          scripts.markWritten.run(this.redis, keys, [...head, ...slice.flatMap((u) => [u.id, u.targetId])]),
         ),
       ),
     );

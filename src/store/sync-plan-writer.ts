@@ -47,6 +47,14 @@ export class SyncPlanWriter {
     this.push(this.lists, 'adopt', `${kind}\n${id}\n${targetId}`);
   }
 
+  /**
+   * A user the plan found matching its account, whose desired state the run writes: found clean
+   * once written (sync-listing.store.ts, markWritten).
+   */
+  cleanOnceWritten(id: string, targetId: string): void {
+    this.push(this.lists, 'clean:written', JSON.stringify([id, targetId]));
+  }
+
   /** A user this plan matched to another target id than the recorded one ('' none: to be created). */
   matched(id: string, targetId: string): void {
     this.matches.push(id, targetId);

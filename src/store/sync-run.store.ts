@@ -126,6 +126,21 @@ export class SyncRunStore {
     return this.listing.cleanUsers(ids, this.staging.key('src:u:docs'));
   }
 
+  /**
+   * Marks clean (the users' dg) those the plan found matching once the commit wrote their staged
+   * desired state (SyncPlanWriter.cleanOnceWritten).
+   */
+  async markWrittenClean(): Promise<void> {
+    const docs = this.staging.key('src:u:docs');
+    for await (const lines of sliceList(this.redis, this.staging.key('clean:written'), BATCH)) {
+      const users = lines.map((line) => {
+        const [id, targetId] = JSON.parse(line) as [string, string];
+        return { id, targetId };
+      });
+      await this.listing.markWritten(users, docs);
+    }
+  }
+
   /** Whether the store would refuse each identity as the run's write (desired-state.bulk.ts). */
   heldElsewhere(
     kind: IdentityKind,

@@ -18,6 +18,7 @@ export type SyncWorkPart =
   | `planned:${K}`
   | `gone:${K}`
   | 'adopt'
+  | 'clean:written'
   | 'matched'
   | 'removals'
   | 'park'
@@ -41,6 +42,7 @@ export function syncWorkParts(): { source: SyncWorkPart[]; run: SyncWorkPart[] }
       ...both((k) => `planned:${k}` as const),
       ...both((k) => `gone:${k}` as const),
       'adopt',
+      'clean:written',
       'matched',
       'removals',
       'park',

@@ -97,13 +97,14 @@ export async function planSource<I extends Identity, X, R extends Observed>(
         decide: (found) => rules.decide(entry, found),
       });
       if (decision) rules.decided(sink, entry, decision);
-      const match = decision && found(entry.item, decision);
-      if (match) matching.push(match);
+      const match = kind === 'user' && marksClean(ctx) && decision && found(entry.item, decision);
+      if (match && entry.item.staged) sink.writer.cleanOnceWritten(match.id, match.targetId);
+      else if (match) matching.push(match);
     }
     ctx.claimedUnmanaged[kind] += await run.store.listing.claim(kind, sink.claims.toWrite());
     recent.push(sink.claims.mine());
     await sink.writer.flush();
-    if (kind === 'user' && marksClean(ctx)) await run.store.listing.markClean(matching);
+    if (matching.length > 0) await run.store.listing.markClean(matching);
     await ctx.onChunk?.(ids.length, read.length);
   });
 }
@@ -164,14 +165,16 @@ function marksClean(ctx: MergeContext): boolean {
 type Matching = { id: string; targetId: string; json: string };
 
 /**
- * A managed identity its stored desired state and recorded account match: what a later sync may
- * find clean. Not one whose desired state this run stages (it is not written yet).
+ * An identity whose desired state matches its account: its recorded one, or the one the run
+ * adopts. What a later sync may find clean — once written, when this run stages its desired state.
  */
 function found(item: Desired, decision: Decision): Matching | undefined {
   const { targetId, managed } = item.known;
-  if (decision.counted !== 'unchanged' || decision.change || decision.adoption) return undefined;
-  if (!managed || item.staged || targetId === undefined || decision.matched !== targetId) return undefined;
-  return { id: item.id, targetId, json: item.json };
+  const matched = decision.matched;
+  if (decision.counted !== 'unchanged' || decision.change || matched === undefined) return undefined;
+  const recorded = managed && targetId === matched;
+  if (!recorded && decision.adoption?.targetId !== matched) return undefined;
+  return { id: item.id, targetId: matched, json: item.json };
 }
 
 /** What an identity is looked up by in the listing, in matching order (SPEC §6). */

@@ -16,7 +16,8 @@ const GC_EVERY = 20;
  * platform (no reconcile run is owed for them: the sweep would otherwise read each one back) — nor
  * for any in a run that sends nothing to the platform (link-only); then deletes the identities the
  * source no longer lists (groups first), records the plan's adoptions and parks the identities the
- * plan could not match (another input's account, or an ambiguous one). Written as the run's input
+ * plan could not match (another input's account, or an ambiguous one), and marks clean the users
+ * the plan found matching whose desired state it just wrote. Written as the run's input
  * (SPEC §6, Ownership): what another input owns is refused by the store. Every write is
  * idempotent: after a crash, the sync plans again and writes the rest.
  */
@@ -29,6 +30,7 @@ export async function commitSource(deps: FullSyncDeps, run: RunContext): Promise
     await Promise.all(slices(adoptions, () => 5).map((slice) => deps.store.adopt(slice)));
   for await (const parkings of run.store.parkings())
     for (const parking of parkings) await deps.store.park(parking);
+  await run.store.markWrittenClean();
 }
 
 async function deleteGone(deps: FullSyncDeps, run: RunContext, owner: Owner): Promise<void> {

@@ -199,5 +199,5 @@ describe('the Preview view in Chromium, against a known LDAP directory', () => {
       'dry run',
     ]);
     expect(fixture.target.findUserByUserName(HR_USER.userName)).toBeUndefined();
-  }, 30_000);
+  }, 60_000);
 });

@@ -161,3 +161,26 @@ for i = 5, #ARGV, 3 do
 end
 return 0
 `;
+
+/**
+ * Records the users a plan found matching their accounts as listed and whose desired state the run
+ * then wrote (staged: a first sync, a changed source), each only when what is stored is what the
+ * plan compared — the staged desired state — and its target id the account's. KEYS [1] ls:u:r,
+ * [2] src:u:docs. ARGV [1..2] the family of user identity hashes, [3..4] of their docs, then per
+ * user: id, target id.
+ */
+export const MARK_WRITTEN = `
+local stem, suffix, docStem, docSuffix = ARGV[1], ARGV[2], ARGV[3], ARGV[4]
+for i = 5, #ARGV, 2 do
+  local id, tid = ARGV[i], ARGV[i + 1]
+  local entry = redis.call('HGET', KEYS[1], tid)
+  local key = stem .. id .. suffix
+  if entry and redis.call('HGET', key, 't') == tid then
+    local doc = redis.call('GET', docStem .. id .. docSuffix)
+    if doc and redis.call('HGET', KEYS[2], id) == doc then
+      redis.call('HSET', key, 'dg', redis.sha1hex(doc .. '\\n' .. string.sub(entry, 2)))
+    end
+  end
+end
+return 0
+`;

@@ -1,0 +1,158 @@
+import { mkdtempSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import request from 'supertest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { ReferenceTarget } from 'scim-reference-target';
+import { startEngine, startTarget, type EngineFixture } from '../support/engine.js';
+import { uniquePrefix } from '../support/redis.js';
+
+// Real: two bridges (main.ts wiring: admin API, Redis, BullMQ workers, the file directory source on
+// a real temporary file) one after the other on the same reference target over HTTP. The first
+// provisions the platform; the second, on fresh Redis keys, meets it all already there. What is
+// checked: the second bridge's first sync adopts the accounts that match and records them as found
+// matching (so that its next sync need not plan them), but not the one it had to update; and a change
+// made afterwards — on the platform, or in the file — is still caught by the next sync.
+const ADMIN = 'admin-token-sync-adopts-clean';
+const auth = { Authorization: `Bearer ${ADMIN}` };
+const IDS = ['ada', 'grace', 'alan'] as const;
+const MTIME = new Date('2026-01-01T00:00:00Z');
+
+const user = (id: string, givenName: string, familyName: string) => ({
+  id,
+  userName: `${id}@example.com`,
+  name: { givenName, familyName },
+  emails: [{ value: `${id}@example.com`, primary: true }],
+  active: true,
+});
+const directory = (graceFamilyName: string) =>
+  JSON.stringify({
+    users: [
+      user('ada', 'Ada', 'Lovelace'),
+      user('grace', 'Grace', graceFamilyName),
+      user('alan', 'Alan', 'Turing'),
+    ],
+    groups: [{ id: 'eng', displayName: 'Engineering', members: [...IDS] }],
+  });
+
+type Counts = Record<'create' | 'update' | 'deprovision', number>;
+interface SyncRecord {
+  state: string;
+  plan: { users: Counts; groups: Counts; changes: { kind: string; id: string; action: string }[] };
+  sourceUnchanged?: true;
+}
+
+describe("a fresh bridge's first sync over a provisioned platform", () => {
+  let dir: string;
+  let file: string;
+  let target: ReferenceTarget;
+  let engine: EngineFixture;
+
+  const startBridge = () =>
+    startEngine(target, {
+      ADMIN_TOKEN: ADMIN,
+      KEY_PREFIX: uniquePrefix(),
+      DIRECTORY_SOURCE: 'file',
+      DIRECTORY_FILE: file,
+    });
+  const write = (text: string) => {
+    writeFileSync(file, text);
+    utimesSync(file, MTIME, MTIME);
+  };
+
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'scim-bridge-adopts-'));
+    file = join(dir, 'directory.json');
+    write(directory('Hopper'));
+    target = await startTarget();
+    engine = await startBridge();
+  });
+  afterAll(async () => {
+    await engine?.close();
+    await target?.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  async function sync(): Promise<SyncRecord> {
+    target.resetStats();
+    const http = request(engine.bridge.http.server);
+    const { jobId } = (await http.post('/admin/sync').set(auth).send({}).expect(202)).body as {
+      jobId: string;
+    };
+    let record = { state: '' } as SyncRecord;
+    await expect
+      .poll(
+        async () => {
+          const answer = await request(engine.bridge.http.server).get(`/admin/sync/${jobId}`).set(auth);
+          record = answer.body as SyncRecord;
+          return ['completed', 'failed', 'awaiting-approval'].includes(record.state);
+        },
+        { timeout: 20_000, interval: 50 },
+      )
+      .toBe(true);
+    expect(record.state).toBe('completed');
+    await engine.drain();
+    return record;
+  }
+  const none: Counts = { create: 0, update: 0, deprovision: 0 };
+  const platformUser = (id: string) => target.findUserByUserName(`${id}@example.com`)!;
+  const name = (id: string) => `${platformUser(id).name?.givenName} ${platformUser(id).name?.familyName}`;
+  const writes = () =>
+    target
+      .stats()
+      .requests.filter((r) => r.method !== 'GET')
+      .map((r) => `${r.method} ${r.route}`);
+  /** Whether the bridge recorded the user as found matching its account (its hash's dg). */
+  const foundMatching = async (id: string) => {
+    const { redis, keys } = engine.bridge.store;
+    return (await redis.hget(keys.identity('user', id), 'dg')) !== null;
+  };
+
+  it('starts from a platform another bridge provisioned', async () => {
+    expect((await sync()).plan.users).toMatchObject({ create: 3 });
+    expect(await Promise.all(IDS.map(foundMatching))).toEqual([false, false, false]);
+    await engine.close();
+    engine = await startBridge();
+  });
+
+  it('adopts what matches, updates what does not, and records only the matching ones', async () => {
+    target.updateUser(platformUser('alan').id, { name: { givenName: 'Drifted', familyName: 'Turing' } });
+
+    const first = await sync();
+    expect(first.sourceUnchanged).toBeUndefined();
+    expect(first.plan.users).toMatchObject({ ...none, update: 1 });
+    expect(first.plan.groups).toMatchObject(none);
+    expect(first.plan.changes).toMatchObject([{ kind: 'user', id: 'alan', action: 'update' }]);
+    expect(name('alan')).toBe('Alan Turing');
+    expect(await Promise.all(IDS.map(foundMatching))).toEqual([true, true, false]);
+  });
+
+  it('sets back an adopted user changed on the platform since', async () => {
+    target.updateUser(platformUser('ada').id, { name: { givenName: 'Drifted', familyName: 'Lovelace' } });
+
+    const record = await sync();
+    expect(record.sourceUnchanged).toBe(true);
+    expect(record.plan.users).toMatchObject({ ...none, update: 1 });
+    expect(record.plan.changes).toMatchObject([{ kind: 'user', id: 'ada', action: 'update' }]);
+    expect(IDS.map(name)).toEqual(['Ada Lovelace', 'Grace Hopper', 'Alan Turing']);
+    expect(writes()).toEqual([expect.stringMatching(/^(PATCH|PUT) \/Users\/:id$/)]);
+  });
+
+  it('updates an adopted user changed in the file since', async () => {
+    write(directory('Hooper'));
+
+    const record = await sync();
+    expect(record.sourceUnchanged).toBeUndefined();
+    expect(record.plan.users).toMatchObject({ ...none, update: 1 });
+    expect(record.plan.changes).toMatchObject([{ kind: 'user', id: 'grace', action: 'update' }]);
+    expect(IDS.map(name)).toEqual(['Ada Lovelace', 'Grace Hooper', 'Alan Turing']);
+  });
+
+  it('then plans nothing and writes nothing', async () => {
+    const record = await sync();
+    expect(record.sourceUnchanged).toBe(true);
+    expect(record.plan.users).toMatchObject(none);
+    expect(record.plan.groups).toMatchObject(none);
+    expect(writes()).toEqual([]);
+  });
+});
