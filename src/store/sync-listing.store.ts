@@ -1,17 +1,11 @@
+import { createHash } from 'node:crypto';
 import type { ObservedGroup } from '../domain/group-diff.js';
 import type { IdentityKind } from '../domain/identity.js';
 import { observedName, packObserved, unpackObserved } from '../domain/observed-form.js';
 import type { ObservedUser } from '../domain/user-diff.js';
 import { familyArgs, type Keys } from './keys.js';
 import { LuaScript } from './lua-script.js';
-import {
-  CANDIDATES,
-  CLAIM,
-  CLEAN_USERS,
-  INDEX_PAGE,
-  MARK_CLEAN,
-  MARK_WRITTEN,
-} from './lua/sync-listing.lua.js';
+import { CANDIDATES, CLAIM, CLEAN_USERS, INDEX_PAGE, MARK_CLEAN } from './lua/sync-listing.lua.js';
 import type { RedisClient } from './redis-connection.js';
 import { storeCall } from './redis-errors.js';
 import { inSlices, slices } from './script-slices.js';
@@ -22,7 +16,6 @@ const scripts = {
   claim: new LuaScript(CLAIM),
   clean: new LuaScript(CLEAN_USERS),
   markClean: new LuaScript(MARK_CLEAN),
-  markWritten: new LuaScript(MARK_WRITTEN),
 };
 
 type Observed = ObservedUser | ObservedGroup;
@@ -30,6 +23,8 @@ type Observed = ObservedUser | ObservedGroup;
 /** A listed resource as the plan sees it: what the listing showed, and whether a match claimed it. */
 export interface ListedResource<R extends Observed = Observed> {
   resource: R;
+  /** Its compact form as listed (domain/observed-form.ts): what a clean user's digest covers. */
+  packed: string;
   /** Not to be matched: a match of the plan took it, or it is another input's (`elsewhere`). */
   claimed: boolean;
   /** The target of another input's identity (SPEC §6, Ownership). */
@@ -174,42 +169,17 @@ export class SyncListing {
   }
 
   /**
-   * Records users the plan found matching their listed accounts (id, target id, the desired state
-   * compared), so that the next sync that lists them so finds them clean.
+   * Records users the plan found matching their listed accounts, by the digest of each one's
+   * desired state and account as compared (cleanDigest), so that the next sync that lists them so
+   * finds them clean. Where an identity is not stored, nothing is recorded for it.
    */
-  async markClean(users: readonly { id: string; targetId: string; json: string }[]): Promise<void> {
-    const head = [
-      ...familyArgs(this.keys.identityFamily('user')),
-      ...familyArgs(this.keys.docFamily('user')),
-    ];
+  async markClean(users: readonly { id: string; digest: string }[]): Promise<void> {
+    const head = familyArgs(this.keys.identityFamily('user'));
     const key = this.indexKeys('user')[0];
     await Promise.all(
-      slices(users, () => 4).map((slice) =>
+      slices(users, () => 2).map((slice) =>
         storeCall(() =>
-          scripts.markClean.run(
-            this.redis,
-            [key],
-            [...head, ...slice.flatMap((u) => [u.id, u.targetId, u.json])],
-          ),
-        ),
-      ),
-    );
-  }
-
-  /**
-   * Records users the plan found matching their listed accounts (id, target id) once the run wrote
-   * their desired state: each whose stored desired state is the staged one the plan compared.
-   */
-  async markWritten(users: readonly { id: string; targetId: string }[], stagedDocs: string): Promise<void> {
-    const head = [
-      ...familyArgs(this.keys.identityFamily('user')),
-      ...familyArgs(this.keys.docFamily('user')),
-    ];
-    const keys = [this.indexKeys('user')[0], stagedDocs];
-    await Promise.all(
-      slices(users, () => 5).map((slice) =>
-        storeCall(() =>
-          scripts.markWritten.run(this.redis, keys, [...head, ...slice.flatMap((u) => [u.id, u.targetId])]),
+          scripts.markClean.run(this.redis, [key], [...head, ...slice.flatMap((u) => [u.id, u.digest])]),
         ),
       ),
     );
@@ -291,8 +261,18 @@ function listed(
 ): ListedResource | undefined {
   if (!id || !entry) return undefined;
   const flag = entry.charAt(0);
-  const resource = unpackObserved(kind, id, entry.slice(1));
-  if (flag === 'o') return { resource, claimed: true, elsewhere: true, managed: true };
+  const packed = entry.slice(1);
+  const resource = unpackObserved(kind, id, packed);
+  if (flag === 'o') return { resource, packed, claimed: true, elsewhere: true, managed: true };
   const managed = flag === 'm' || flag === 'M';
-  return { resource, claimed: flag === 'U' || flag === 'M', ...(managed ? { managed } : {}) };
+  return { resource, packed, claimed: flag === 'U' || flag === 'M', ...(managed ? { managed } : {}) };
+}
+
+/**
+ * What a user found matching its account is recorded clean by (its hash's dg): the SHA-1 of its
+ * desired state as stored (canonical JSON) and the account's compact form, as INDEX_PAGE computes
+ * it again from what is stored and listed.
+ */
+export function cleanDigest(json: string, packed: string): string {
+  return createHash('sha1').update(`${json}\n${packed}`).digest('hex');
 }

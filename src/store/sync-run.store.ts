@@ -127,17 +127,16 @@ export class SyncRunStore {
   }
 
   /**
-   * Marks clean (the users' dg) those the plan found matching once the commit wrote their staged
-   * desired state (SyncPlanWriter.cleanOnceWritten).
+   * Records clean the users the plan found matching whose desired state the commit just wrote
+   * (SyncPlanWriter.cleanOnceWritten).
    */
   async markWrittenClean(): Promise<void> {
-    const docs = this.staging.key('src:u:docs');
     for await (const lines of sliceList(this.redis, this.staging.key('clean:written'), BATCH)) {
       const users = lines.map((line) => {
-        const [id, targetId] = JSON.parse(line) as [string, string];
-        return { id, targetId };
+        const [id, digest] = JSON.parse(line) as [string, string];
+        return { id, digest };
       });
-      await this.listing.markWritten(users, docs);
+      await this.listing.markClean(users);
     }
   }
 

@@ -1,6 +1,6 @@
 import { platformExternalId, type IdentityKind } from '../domain/identity.js';
 import type { Decision } from '../domain/sync-plan.js';
-import type { MatchKeys } from '../store/sync-listing.store.js';
+import { cleanDigest, type ListedResource, type MatchKeys } from '../store/sync-listing.store.js';
 import type { ChunkIdentity } from '../store/sync-run.store.js';
 import type { FullSyncDeps } from './full-sync.context.js';
 import type { LinkTally } from './link-tally.js';
@@ -80,7 +80,7 @@ export async function planSource<I extends Identity, X, R extends Observed>(
     await run.cancel.check();
     const { ids, clean, read, chunk, identities, lookups, extra, candidates, held } = fetched;
     counted(ctx, kind, clean, read);
-    const matching: Matching[] = [];
+    const matching: Clean[] = [];
     ctx.claimedUnmanaged[kind] += candidates.claimedUnmanaged;
     const sink = decisionSink(ctx, recent);
     for (const [i, identity] of identities.entries()) {
@@ -97,9 +97,9 @@ export async function planSource<I extends Identity, X, R extends Observed>(
         decide: (found) => rules.decide(entry, found),
       });
       if (decision) rules.decided(sink, entry, decision);
-      const match = kind === 'user' && marksClean(ctx) && decision && found(entry.item, decision);
-      if (match && entry.item.staged) sink.writer.cleanOnceWritten(match.id, match.targetId);
-      else if (match) matching.push(match);
+      const clean = kind === 'user' && marksClean(ctx) && decision && found(entry.item, decision, listed);
+      if (clean && entry.item.staged) sink.writer.cleanOnceWritten(clean.id, clean.digest);
+      else if (clean) matching.push(clean);
     }
     ctx.claimedUnmanaged[kind] += await run.store.listing.claim(kind, sink.claims.toWrite());
     recent.push(sink.claims.mine());
@@ -162,19 +162,25 @@ function marksClean(ctx: MergeContext): boolean {
   return ctx.run.mode.writes && !ctx.link;
 }
 
-type Matching = { id: string; targetId: string; json: string };
+type Clean = { id: string; digest: string };
 
 /**
- * An identity whose desired state matches its account: its recorded one, or the one the run
- * adopts. What a later sync may find clean — once written, when this run stages its desired state.
+ * An identity whose desired state matches its account — its recorded one, or the one the run
+ * adopts — with the digest a later sync finds it clean by (once written, when this run stages its
+ * desired state).
  */
-function found(item: Desired, decision: Decision): Matching | undefined {
+function found(
+  item: Desired,
+  decision: Decision,
+  listed: readonly (ListedResource | undefined)[],
+): Clean | undefined {
   const { targetId, managed } = item.known;
   const matched = decision.matched;
   if (decision.counted !== 'unchanged' || decision.change || matched === undefined) return undefined;
   const recorded = managed && targetId === matched;
   if (!recorded && decision.adoption?.targetId !== matched) return undefined;
-  return { id: item.id, targetId: matched, json: item.json };
+  const account = listed.find((candidate) => candidate?.resource.id === matched);
+  return account && { id: item.id, digest: cleanDigest(item.json, account.packed) };
 }
 
 /** What an identity is looked up by in the listing, in matching order (SPEC §6). */

@@ -4,6 +4,9 @@ import { join } from 'node:path';
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ReferenceTarget } from 'scim-reference-target';
+import { packObserved } from '../../src/domain/observed-form.js';
+import { readListedUser } from '../../src/platform/platform-resources.js';
+import { cleanDigest } from '../../src/store/sync-listing.store.js';
 import { startEngine, startTarget, type EngineFixture } from '../support/engine.js';
 import { uniquePrefix } from '../support/redis.js';
 
@@ -102,10 +105,20 @@ describe("a fresh bridge's first sync over a provisioned platform", () => {
       .stats()
       .requests.filter((r) => r.method !== 'GET')
       .map((r) => `${r.method} ${r.route}`);
-  /** Whether the bridge recorded the user as found matching its account (its hash's dg). */
+  /**
+   * Whether the bridge recorded the user as found matching its account as it is now: its hash's dg
+   * is the digest of its stored desired state and of the account's compact form as a listing
+   * reads it — what the next sync's listing computes to find it clean.
+   */
   const foundMatching = async (id: string) => {
     const { redis, keys } = engine.bridge.store;
-    return (await redis.hget(keys.identity('user', id), 'dg')) !== null;
+    const [dg, doc] = await Promise.all([
+      redis.hget(keys.identity('user', id), 'dg'),
+      redis.get(keys.doc('user', id)),
+    ]);
+    if (dg === null || doc === null) return false;
+    const account = packObserved('user', readListedUser(JSON.parse(JSON.stringify(platformUser(id)))));
+    return dg === cleanDigest(doc, account);
   };
 
   it('starts from a platform another bridge provisioned', async () => {
@@ -148,11 +161,12 @@ describe("a fresh bridge's first sync over a provisioned platform", () => {
     expect(IDS.map(name)).toEqual(['Ada Lovelace', 'Grace Hooper', 'Alan Turing']);
   });
 
-  it('then plans nothing and writes nothing', async () => {
+  it('then plans nothing, writes nothing, and has every user recorded as found matching', async () => {
     const record = await sync();
     expect(record.sourceUnchanged).toBe(true);
     expect(record.plan.users).toMatchObject(none);
     expect(record.plan.groups).toMatchObject(none);
     expect(writes()).toEqual([]);
+    expect(await Promise.all(IDS.map(foundMatching))).toEqual([true, true, true]);
   });
 });

@@ -144,43 +144,18 @@ return out
 `;
 
 /**
- * Records the users a plan found matching their accounts as listed (their dg: INDEX_PAGE), each
- * only while its stored desired state is still the one the plan compared. KEYS [1] ls:u:r. ARGV
- * [1..2] the family of user identity hashes, [3..4] of their docs, then per user: id, target id,
- * the desired state the plan compared (canonical JSON).
+ * Records the users a plan found matching their accounts as listed: their dg, the SHA-1 of their
+ * desired state and the account's compact form as the plan compared them (cleanDigest in
+ * sync-listing.store.ts), which INDEX_PAGE computes again from what is stored and listed then —
+ * so a dg that no longer fits either finds nobody clean. Each only where the identity exists (a
+ * first sync records them once it wrote them). KEYS [1] ls:u:r (routes the call). ARGV [1..2] the
+ * family of user identity hashes, then per user: id, dg.
  */
 export const MARK_CLEAN = `
-local stem, suffix, docStem, docSuffix = ARGV[1], ARGV[2], ARGV[3], ARGV[4]
-for i = 5, #ARGV, 3 do
-  local id = ARGV[i]
-  local entry = redis.call('HGET', KEYS[1], ARGV[i + 1])
-  local doc = ARGV[i + 2]
-  if entry and redis.call('GET', docStem .. id .. docSuffix) == doc then
-    redis.call('HSET', stem .. id .. suffix, 'dg', redis.sha1hex(doc .. '\\n' .. string.sub(entry, 2)))
-  end
-end
-return 0
-`;
-
-/**
- * Records the users a plan found matching their accounts as listed and whose desired state the run
- * then wrote (staged: a first sync, a changed source), each only when what is stored is what the
- * plan compared — the staged desired state — and its target id the account's. KEYS [1] ls:u:r,
- * [2] src:u:docs. ARGV [1..2] the family of user identity hashes, [3..4] of their docs, then per
- * user: id, target id.
- */
-export const MARK_WRITTEN = `
-local stem, suffix, docStem, docSuffix = ARGV[1], ARGV[2], ARGV[3], ARGV[4]
-for i = 5, #ARGV, 2 do
-  local id, tid = ARGV[i], ARGV[i + 1]
-  local entry = redis.call('HGET', KEYS[1], tid)
-  local key = stem .. id .. suffix
-  if entry and redis.call('HGET', key, 't') == tid then
-    local doc = redis.call('GET', docStem .. id .. docSuffix)
-    if doc and redis.call('HGET', KEYS[2], id) == doc then
-      redis.call('HSET', key, 'dg', redis.sha1hex(doc .. '\\n' .. string.sub(entry, 2)))
-    end
-  end
+local stem, suffix = ARGV[1], ARGV[2]
+for i = 3, #ARGV, 2 do
+  local key = stem .. ARGV[i] .. suffix
+  if redis.call('EXISTS', key) == 1 then redis.call('HSET', key, 'dg', ARGV[i + 1]) end
 end
 return 0
 `;
