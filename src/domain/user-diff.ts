@@ -13,6 +13,14 @@ export interface ObservedUser {
 
 export type UserAttribute = 'userName' | 'externalId' | 'active' | 'name' | 'emails';
 
+/**
+ * The version of the rules diffUser compares by. A full sync records a user it found matching by
+ * the digest of its desired state and its account (store/sync-listing.store.ts, cleanDigest) and
+ * counts it unchanged while both stay the same: bump this when the rules change, so that no user
+ * found matching under the old ones is skipped under the new.
+ */
+export const USER_COMPARISON_VERSION = 1;
+
 export interface UserDiff {
   /** Managed attributes that differ; empty when the target already matches. */
   attributes: UserAttribute[];

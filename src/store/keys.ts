@@ -85,7 +85,8 @@ export { SCRATCH_TABLES, syncWorkParts, type ScratchTable, type SyncWorkPart } f
  *     gone:K         set    ids the source no longer lists: deleted from the desired state
  *     adopt          list   "<kind>\n<id>\n<target id>" matches recorded as managed when applied
  *     clean:written  list   JSON [id, dg]: users the plan found matching whose desired state the run
- *                           writes (staged) — their dg is written once it is (a first sync)
+ *                           writes (staged: a first sync's, a changed source's) — their dg is
+ *                           written once it is
  *     matched        hash   user id → the target id the plan matched, where it differs from the one
  *                           recorded ('' none: to be created); group members are compared through it
  *     park           list   "<kind>\n<id>\n<conflict JSON>": identities parked once written (their

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import type { ObservedGroup } from '../domain/group-diff.js';
 import type { IdentityKind } from '../domain/identity.js';
 import { observedName, packObserved, unpackObserved } from '../domain/observed-form.js';
-import type { ObservedUser } from '../domain/user-diff.js';
+import { USER_COMPARISON_VERSION, type ObservedUser } from '../domain/user-diff.js';
 import { familyArgs, type Keys } from './keys.js';
 import { LuaScript } from './lua-script.js';
 import { CANDIDATES, CLAIM, CLEAN_USERS, INDEX_PAGE, MARK_CLEAN } from './lua/sync-listing.lua.js';
@@ -269,10 +269,10 @@ function listed(
 }
 
 /**
- * What a user found matching its account is recorded clean by (its hash's dg): the SHA-1 of its
- * desired state as stored (canonical JSON) and the account's compact form, as INDEX_PAGE computes
- * it again from what is stored and listed.
+ * What a user found matching its account is recorded clean by (its hash's dg): the SHA-1 of the
+ * comparison rules' version, its desired state as stored (canonical JSON) and the account's
+ * compact form, as INDEX_PAGE computes it again from what is stored and listed.
  */
 export function cleanDigest(json: string, packed: string): string {
-  return createHash('sha1').update(`${json}\n${packed}`).digest('hex');
+  return createHash('sha1').update(`${USER_COMPARISON_VERSION}\n${json}\n${packed}`).digest('hex');
 }

@@ -143,9 +143,11 @@ async function apply(deps: FullSyncDeps, run: RunContext, planned: Planned): Pro
 }
 
 /**
- * Holds the whole run: writes nothing but the held record; keeps what it read of its source (its
- * staging, without expiry) and the keys of what it would remove, so that approval applies what
- * was shown even after a worker restart. The listing and the plan go: approval plans again.
+ * Holds the whole run: changes nothing — it writes the held record (and its plan wrote the clean
+ * marks of users it found matching their accounts: what was compared, not a change); keeps what
+ * it read of its source (its staging, without expiry) and the keys of what it would remove, so
+ * that approval applies what was shown even after a worker restart. The listing and the plan go:
+ * approval plans again.
  */
 async function hold(deps: FullSyncDeps, run: RunContext, planned: Planned, elapsedMs: number): Promise<void> {
   await run.store.staging.drop('run', ['removals']);

@@ -213,7 +213,7 @@ function decisionSink(ctx: MergeContext, recent: RecentClaims): DecisionSink {
 
 /** A chunk's clean identities (unchanged) and its stored ones. */
 function counted(ctx: MergeContext, kind: IdentityKind, clean: number, read: readonly ChunkIdentity[]): void {
-  ctx.tally.unchangedClean(kind, clean);
+  ctx.tally.foundClean(kind, clean);
   ctx.storedInSource[kind] += clean + read.filter((c) => storedForRun(ctx, c)).length;
 }
 

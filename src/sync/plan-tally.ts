@@ -59,6 +59,8 @@ export class PlanTally {
   readonly removedUsers = { total: 0, sample: [] as { id: string; userName: string | null }[] };
   readonly removedGroups = { total: 0, sample: [] as { id: string; displayName: string | null }[] };
   readonly memberships = { total: 0, groups: 0, sample: [] as MembershipSample[] };
+  /** Of the unchanged, the identities the listing found clean (counted, not planned). */
+  unchangedClean = 0;
 
   /** A desired identity's decision; `name` is its userName / displayName. */
   decided(kind: IdentityKind, decision: Decision, name: string): void {
@@ -98,8 +100,9 @@ export class PlanTally {
   }
 
   /** Identities the listing found clean (as a sync last found them matching): unchanged, not planned. */
-  unchangedClean(kind: IdentityKind, count: number): void {
+  foundClean(kind: IdentityKind, count: number): void {
     this.of(kind).unchanged += count;
+    this.unchangedClean += count;
   }
 
   /** A source identity another input holds, or one parked as ambiguous: not planned (RefusedItem). */

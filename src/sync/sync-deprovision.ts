@@ -26,7 +26,8 @@ export async function planSourceRemovals(ctx: MergeContext, kind: IdentityKind):
       writer.change(change, false);
     });
     await writer.flush();
-    await ctx.onChunk?.(walked, missing.length);
+    // The walk holds every id it walks: each counts as read (sync-plan-run.ts, full collections).
+    await ctx.onChunk?.(walked, walked);
   }
 }
 

@@ -8,6 +8,8 @@ import { MEMBERSHIP_SAMPLE, type PlanTally } from './plan-tally.js';
 /** What a sync did itself, before the runs it waited on: identities unchanged, listing requests. */
 export interface SummaryBase {
   unchanged: number;
+  /** Of them, those the listing found clean: counted without being planned. */
+  unchangedClean: number;
   requests: Record<string, number>;
   /** A link-only run's counts. */
   linked?: { linked: number; unmatchedInSource: number; unmatchedOnPlatform: number; ambiguous: number };
@@ -22,6 +24,7 @@ export function summaryBase(
 ): SummaryBase {
   return {
     unchanged: tally.counts.users.unchanged + tally.counts.groups.unchanged,
+    unchangedClean: tally.unchangedClean,
     requests: { ...requests },
     ...(link
       ? {
@@ -136,6 +139,7 @@ export function summarise(record: SyncRecord | undefined, base: SummaryBase, dur
     updated: count('updated'),
     deprovisioned: count('deprovisioned', 'deleted'),
     unchanged: base.unchanged + count('unchanged', 'adopted'),
+    unchangedClean: base.unchangedClean,
     failed: count('failed'),
     requests: { ...requests, total: Object.values(requests).reduce((a, b) => a + b, 0) },
     durationMs,

@@ -6,7 +6,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ReferenceTarget } from 'scim-reference-target';
 import { packObserved } from '../../src/domain/observed-form.js';
 import { readListedUser } from '../../src/platform/platform-resources.js';
-import { cleanDigest } from '../../src/store/sync-listing.store.js';
+import type { ObservedUser } from '../../src/domain/user-diff.js';
+import { cleanDigest, SyncListing } from '../../src/store/sync-listing.store.js';
 import { startEngine, startTarget, type EngineFixture } from '../support/engine.js';
 import { uniquePrefix } from '../support/redis.js';
 
@@ -14,8 +15,9 @@ import { uniquePrefix } from '../support/redis.js';
 // a real temporary file) one after the other on the same reference target over HTTP. The first
 // provisions the platform; the second, on fresh Redis keys, meets it all already there. What is
 // checked: the second bridge's first sync adopts the accounts that match and records them as found
-// matching (so that its next sync need not plan them), but not the one it had to update; and a change
-// made afterwards — on the platform, or in the file — is still caught by the next sync.
+// matching (so that its next sync need not plan them), but not the one it had to update; a change
+// made afterwards — on the platform, or in the file — is still caught by the next sync, while the
+// users found as they were recorded are counted without being planned (summary.unchangedClean).
 const ADMIN = 'admin-token-sync-adopts-clean';
 const auth = { Authorization: `Bearer ${ADMIN}` };
 const IDS = ['ada', 'grace', 'alan'] as const;
@@ -28,12 +30,12 @@ const user = (id: string, givenName: string, familyName: string) => ({
   emails: [{ value: `${id}@example.com`, primary: true }],
   active: true,
 });
-const directory = (graceFamilyName: string) =>
+const directory = (graceFamilyName: string, alanFamilyName = 'Turing') =>
   JSON.stringify({
     users: [
       user('ada', 'Ada', 'Lovelace'),
       user('grace', 'Grace', graceFamilyName),
-      user('alan', 'Alan', 'Turing'),
+      user('alan', 'Alan', alanFamilyName),
     ],
     groups: [{ id: 'eng', displayName: 'Engineering', members: [...IDS] }],
   });
@@ -42,6 +44,8 @@ type Counts = Record<'create' | 'update' | 'deprovision', number>;
 interface SyncRecord {
   state: string;
   plan: { users: Counts; groups: Counts; changes: { kind: string; id: string; action: string }[] };
+  /** unchangedClean: the users counted unchanged without being planned (found clean). */
+  summary: { unchangedClean: number };
   sourceUnchanged?: true;
 }
 
@@ -136,6 +140,7 @@ describe("a fresh bridge's first sync over a provisioned platform", () => {
     expect(first.plan.users).toMatchObject({ ...none, update: 1 });
     expect(first.plan.groups).toMatchObject(none);
     expect(first.plan.changes).toMatchObject([{ kind: 'user', id: 'alan', action: 'update' }]);
+    expect(first.summary.unchangedClean).toBe(0);
     expect(name('alan')).toBe('Alan Turing');
     expect(await Promise.all(IDS.map(foundMatching))).toEqual([true, true, false]);
   });
@@ -147,6 +152,8 @@ describe("a fresh bridge's first sync over a provisioned platform", () => {
     expect(record.sourceUnchanged).toBe(true);
     expect(record.plan.users).toMatchObject({ ...none, update: 1 });
     expect(record.plan.changes).toMatchObject([{ kind: 'user', id: 'ada', action: 'update' }]);
+    // grace, as recorded; alan had no record yet (updated by the first sync): planned, found matching.
+    expect(record.summary.unchangedClean).toBe(1);
     expect(IDS.map(name)).toEqual(['Ada Lovelace', 'Grace Hopper', 'Alan Turing']);
     expect(writes()).toEqual([expect.stringMatching(/^(PATCH|PUT) \/Users\/:id$/)]);
   });
@@ -158,15 +165,46 @@ describe("a fresh bridge's first sync over a provisioned platform", () => {
     expect(record.sourceUnchanged).toBeUndefined();
     expect(record.plan.users).toMatchObject({ ...none, update: 1 });
     expect(record.plan.changes).toMatchObject([{ kind: 'user', id: 'grace', action: 'update' }]);
+    // ada's account set back as its record has it, and alan's: both counted without being planned.
+    expect(record.summary.unchangedClean).toBe(2);
     expect(IDS.map(name)).toEqual(['Ada Lovelace', 'Grace Hooper', 'Alan Turing']);
   });
 
-  it('then plans nothing, writes nothing, and has every user recorded as found matching', async () => {
+  it('records a user changed alike in the file and on the platform once its new state is written', async () => {
+    target.updateUser(platformUser('alan').id, { name: { givenName: 'Alan', familyName: 'Mathison' } });
+    write(directory('Hooper', 'Mathison'));
+    expect(await foundMatching('alan')).toBe(false);
+
+    const record = await sync();
+    expect(record.sourceUnchanged).toBeUndefined();
+    expect(record.plan.users).toMatchObject(none);
+    expect(record.summary.unchangedClean).toBe(1);
+    expect(writes()).toEqual([]);
+    expect(await Promise.all(IDS.map(foundMatching))).toEqual([true, true, true]);
+  });
+
+  it('then finds every user as recorded: plans none of them and writes nothing', async () => {
     const record = await sync();
     expect(record.sourceUnchanged).toBe(true);
     expect(record.plan.users).toMatchObject(none);
     expect(record.plan.groups).toMatchObject(none);
+    expect(record.summary.unchangedClean).toBe(3);
     expect(writes()).toEqual([]);
-    expect(await Promise.all(IDS.map(foundMatching))).toEqual([true, true, true]);
+    expect(IDS.map(name)).toEqual(['Ada Lovelace', 'Grace Hooper', 'Alan Mathison']);
+  });
+
+  it('never finds clean a user whose account a shifting listing showed twice', async () => {
+    // The listing's index as a sync writes it, page by page, for users recorded clean just above.
+    const { redis, keys } = engine.bridge.store;
+    const clean = async (syncId: string, pages: ObservedUser[][]) => {
+      const listing = new SyncListing(redis, keys, syncId, 'directory:directory');
+      for (const page of pages) await listing.indexPage('user', page);
+      return listing.cleanUsers(['ada'], keys.syncWork(syncId, 'src:u:docs'));
+    };
+    const listed = readListedUser(JSON.parse(JSON.stringify(platformUser('ada'))));
+    const changed = { ...listed, name: { givenName: 'Changed', familyName: 'Lovelace' } };
+    expect(await clean('listed-once', [[listed]])).toEqual([true]);
+    expect(await clean('listed-twice', [[listed], [listed]])).toEqual([false]);
+    expect(await clean('changed-then-as-recorded', [[changed], [listed]])).toEqual([false]);
   });
 });

@@ -137,6 +137,10 @@ export const SyncSummary = answer(
     updated: count(),
     deprovisioned: count(),
     unchanged: count(),
+    unchangedClean: count().optional().meta({
+      description:
+        'Of `unchanged`, the users found as the last sync that compared them found them — desired state and account both the same — counted without being planned.',
+    }),
     failed: count(),
     linked: linkCount('A link-only run: identities linked (recorded as managed).'),
     unmatchedInSource: linkCount('A link-only run: source identities no account fits.'),

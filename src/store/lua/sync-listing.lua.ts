@@ -1,3 +1,5 @@
+import { USER_COMPARISON_VERSION } from '../../domain/user-diff.js';
+
 /**
  * Lua scripts of a full sync's index of the platform's listing (src/store/sync-listing.store.ts;
  * key layout: src/store/keys.ts, P:sync:<id>:ls:…). A resource's entry in ls:K:r is one flag
@@ -11,9 +13,11 @@
  * ls:u:clean. ARGV [1] the owner the sync writes as ('' none: every input's), [2..3] the family of
  * identity hashes of the kind, [4..5] of their docs, [6] the kind ('u' or 'g': only users are found
  * clean), then per resource: target id, externalId ('' none), lower-cased name, compact form. A managed user of the sync's owner
- * whose stored desired state and listed form are those its hash's dg recorded (MARK_CLEAN), not
- * parked and with no create pending, is clean: its id goes to ls:u:clean, and the plan counts it
- * unchanged without reading it (CLEAN_USERS). Returns {resources new to the
+ * whose stored desired state and listed form are those its hash's dg recorded (MARK_CLEAN: with the
+ * version of the comparison rules, domain/user-diff.ts), not parked and with no create pending, is
+ * clean: its id goes to ls:u:clean, and the plan counts it unchanged without reading it
+ * (CLEAN_USERS) — unless its account is listed twice (a page shifted under the listing): then it
+ * is planned. Returns {resources new to the
  * index, of them the managed identities' targets (any input's)}.
  */
 export const INDEX_PAGE = `
@@ -24,7 +28,7 @@ local added, addedManaged = 0, 0
 local function isClean(holder, h, id, packed)
   if not users or not h[2] or h[3] ~= id or h[4] or h[5] then return false end
   local doc = redis.call('GET', docStem .. holder .. docSuffix)
-  return doc and h[2] == redis.sha1hex(doc .. '\\n' .. packed)
+  return doc and h[2] == redis.sha1hex('${USER_COMPARISON_VERSION}\\n' .. doc .. '\\n' .. packed)
 end
 for i = 7, #ARGV, 4 do
   local id, externalId, name, packed = ARGV[i], ARGV[i + 1], ARGV[i + 2], ARGV[i + 3]
@@ -42,6 +46,8 @@ for i = 7, #ARGV, 4 do
   if redis.call('HSET', listed, id, flag .. packed) == 1 then
     added = added + 1
     if flag ~= 'u' then addedManaged = addedManaged + 1 end
+  elseif holder then
+    redis.call('SREM', clean, holder)
   end
   if externalId ~= '' then redis.call('HSET', byExternalId, externalId, id) end
   redis.call('HSET', byName, name, id)
