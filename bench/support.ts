@@ -113,6 +113,8 @@ export interface SyncResult {
     created: number;
     updated: number;
     failed: number;
+    /** Users found as the last sync that compared them found them: counted, not planned. */
+    unchangedClean?: number;
   };
 }
 
