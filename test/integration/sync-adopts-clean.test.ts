@@ -1,7 +1,6 @@
-import { mkdtempSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ReferenceTarget } from 'scim-reference-target';
 import { packObserved } from '../../src/domain/observed-form.js';
@@ -10,6 +9,14 @@ import type { ObservedUser } from '../../src/domain/user-diff.js';
 import { cleanDigest, SyncListing } from '../../src/store/sync-listing.store.js';
 import { startEngine, startTarget, type EngineFixture } from '../support/engine.js';
 import { uniquePrefix } from '../support/redis.js';
+import {
+  completedSync,
+  NONE as none,
+  person as user,
+  platformWrites,
+  writeDirectoryFile,
+  type Counts,
+} from './file-sync-fixture.js';
 
 // Real: two bridges (main.ts wiring: admin API, Redis, BullMQ workers, the file directory source on
 // a real temporary file) one after the other on the same reference target over HTTP. The first
@@ -21,15 +28,6 @@ import { uniquePrefix } from '../support/redis.js';
 const ADMIN = 'admin-token-sync-adopts-clean';
 const auth = { Authorization: `Bearer ${ADMIN}` };
 const IDS = ['ada', 'grace', 'alan'] as const;
-const MTIME = new Date('2026-01-01T00:00:00Z');
-
-const user = (id: string, givenName: string, familyName: string) => ({
-  id,
-  userName: `${id}@example.com`,
-  name: { givenName, familyName },
-  emails: [{ value: `${id}@example.com`, primary: true }],
-  active: true,
-});
 const directory = (graceFamilyName: string, alanFamilyName = 'Turing') =>
   JSON.stringify({
     users: [
@@ -40,7 +38,6 @@ const directory = (graceFamilyName: string, alanFamilyName = 'Turing') =>
     groups: [{ id: 'eng', displayName: 'Engineering', members: [...IDS] }],
   });
 
-type Counts = Record<'create' | 'update' | 'deprovision', number>;
 interface SyncRecord {
   state: string;
   plan: { users: Counts; groups: Counts; changes: { kind: string; id: string; action: string }[] };
@@ -62,10 +59,7 @@ describe("a fresh bridge's first sync over a provisioned platform", () => {
       DIRECTORY_SOURCE: 'file',
       DIRECTORY_FILE: file,
     });
-  const write = (text: string) => {
-    writeFileSync(file, text);
-    utimesSync(file, MTIME, MTIME);
-  };
+  const write = (text: string) => writeDirectoryFile(file, text);
 
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'scim-bridge-adopts-'));
@@ -80,35 +74,10 @@ describe("a fresh bridge's first sync over a provisioned platform", () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
-  async function sync(): Promise<SyncRecord> {
-    target.resetStats();
-    const http = request(engine.bridge.http.server);
-    const { jobId } = (await http.post('/admin/sync').set(auth).send({}).expect(202)).body as {
-      jobId: string;
-    };
-    let record = { state: '' } as SyncRecord;
-    await expect
-      .poll(
-        async () => {
-          const answer = await request(engine.bridge.http.server).get(`/admin/sync/${jobId}`).set(auth);
-          record = answer.body as SyncRecord;
-          return ['completed', 'failed', 'awaiting-approval'].includes(record.state);
-        },
-        { timeout: 20_000, interval: 50 },
-      )
-      .toBe(true);
-    expect(record.state).toBe('completed');
-    await engine.drain();
-    return record;
-  }
-  const none: Counts = { create: 0, update: 0, deprovision: 0 };
+  const sync = () => completedSync<SyncRecord>(engine, auth);
   const platformUser = (id: string) => target.findUserByUserName(`${id}@example.com`)!;
   const name = (id: string) => `${platformUser(id).name?.givenName} ${platformUser(id).name?.familyName}`;
-  const writes = () =>
-    target
-      .stats()
-      .requests.filter((r) => r.method !== 'GET')
-      .map((r) => `${r.method} ${r.route}`);
+  const writes = () => platformWrites(target);
   /**
    * Whether the bridge recorded the user as found matching its account as it is now: its hash's dg
    * is the digest of its stored desired state and of the account's compact form as a listing

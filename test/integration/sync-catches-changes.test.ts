@@ -1,11 +1,18 @@
-import { mkdtempSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ReferenceTarget } from 'scim-reference-target';
 import { startEngine, startTarget, type EngineFixture } from '../support/engine.js';
 import { uniquePrefix } from '../support/redis.js';
+import {
+  completedSync,
+  NONE as none,
+  person as user,
+  platformWrites,
+  writeDirectoryFile,
+  type Counts,
+} from './file-sync-fixture.js';
 
 // Real: the bridge (main.ts wiring: admin API, Redis, BullMQ workers, the file directory source on a
 // real temporary file, its scope and mapping from a CONFIG_FILE), the reference target over HTTP.
@@ -16,15 +23,6 @@ import { uniquePrefix } from '../support/redis.js';
 const ADMIN = 'admin-token-sync-catches-changes';
 const auth = { Authorization: `Bearer ${ADMIN}` };
 const IDS = ['ada', 'grace', 'alan'];
-const MTIME = new Date('2026-01-01T00:00:00Z');
-
-const user = (id: string, givenName: string, familyName: string) => ({
-  id,
-  userName: `${id}@example.com`,
-  name: { givenName, familyName },
-  emails: [{ value: `${id}@example.com`, primary: true }],
-  active: true,
-});
 const directory = (graceFamilyName: string) =>
   JSON.stringify(
     {
@@ -39,7 +37,6 @@ const directory = (graceFamilyName: string) =>
     2,
   );
 
-type Counts = Record<'create' | 'update' | 'deprovision', number>;
 interface SyncRecord {
   state: string;
   plan: { users: Counts; groups: Counts; changes: { kind: string; id: string; action: string }[] };
@@ -82,34 +79,10 @@ describe('a full sync never skips a changed identity', () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
-  const http = () => request(engine.bridge.http.server);
-  async function sync(body: object = {}): Promise<SyncRecord> {
-    target.resetStats();
-    const { jobId } = (await http().post('/admin/sync').set(auth).send(body).expect(202)).body as {
-      jobId: string;
-    };
-    let record = { state: '' } as SyncRecord;
-    await expect
-      .poll(
-        async () => {
-          record = (await http().get(`/admin/sync/${jobId}`).set(auth).expect(200)).body as SyncRecord;
-          return ['completed', 'failed', 'awaiting-approval'].includes(record.state);
-        },
-        { timeout: 20_000, interval: 50 },
-      )
-      .toBe(true);
-    expect(record.state).toBe('completed');
-    await engine.drain();
-    return record;
-  }
+  const sync = (body: object = {}) => completedSync<SyncRecord>(engine, auth, body);
   let defaultFingerprint = '';
-  const none: Counts = { create: 0, update: 0, deprovision: 0 };
   /** The writes the platform received during the last sync. */
-  const writes = () =>
-    target
-      .stats()
-      .requests.filter((r) => r.method !== 'GET')
-      .map((r) => `${r.method} ${r.route}`);
+  const writes = () => platformWrites(target);
   const oneWrite = (route: string) => [expect.stringMatching(new RegExp(`^(PATCH|PUT) /${route}/:id$`))];
   const updated = (count: number) => ({ created: 0, updated: count, deprovisioned: 0, failed: 0 });
   const platformUser = (id: string) => target.findUserByUserName(`${id}@example.com`);
@@ -124,10 +97,8 @@ describe('a full sync never skips a changed identity', () => {
   const stored = () => [...IDS.map(platformUser), target.findGroupByDisplayName('Engineering')];
   const kept = (before: ReturnType<typeof stored>) => stored().map((resource, i) => resource === before[i]);
   let fileBytes: Buffer;
-  /** Writes the directory file with a fixed mtime, so that only its content tells a change. */
   const write = (text: string) => {
-    writeFileSync(file, text);
-    utimesSync(file, MTIME, MTIME);
+    writeDirectoryFile(file, text);
     fileBytes = readFileSync(file);
   };
   const fileUnchanged = () => expect(readFileSync(file).equals(fileBytes)).toBe(true);
