@@ -38,13 +38,14 @@ export interface StoreCounts {
 
 /**
  * Of the desired identities ranked ARGV[1] to ARGV[2] in a desired zset (KEYS[2]), how many were
- * read and how many are in the managed set (KEYS[1]). Plain commands, on any Redis version.
+ * read and how many are in the managed set (KEYS[1]): two commands (SMISMEMBER: Redis 6.2 and
+ * later, as the rest of the bridge needs).
  */
 const MANAGED_IN_RANK_RANGE = new LuaScript(`
 local ids = redis.call('ZRANGE', KEYS[2], ARGV[1], ARGV[2])
 local n = 0
-for _, id in ipairs(ids) do
-  if redis.call('SISMEMBER', KEYS[1], id) == 1 then n = n + 1 end
+if #ids > 0 then
+  for _, hit in ipairs(redis.call('SMISMEMBER', KEYS[1], unpack(ids))) do n = n + hit end
 end
 return {#ids, n}
 `);

@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import type { ObservedGroup } from '../domain/group-diff.js';
 import type { IdentityKind } from '../domain/identity.js';
 import { observedName, packObserved, unpackObserved } from '../domain/observed-form.js';
@@ -274,5 +274,5 @@ function listed(
  * compact form, as INDEX_PAGE computes it again from what is stored and listed.
  */
 export function cleanDigest(json: string, packed: string): string {
-  return createHash('sha1').update(`${USER_COMPARISON_VERSION}\n${json}\n${packed}`).digest('hex');
+  return hash('sha1', `${USER_COMPARISON_VERSION}\n${json}\n${packed}`, 'hex');
 }

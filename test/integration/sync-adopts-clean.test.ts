@@ -175,5 +175,10 @@ describe("a fresh bridge's first sync over a provisioned platform", () => {
     expect(await clean('listed-once', [[listed]])).toEqual([true]);
     expect(await clean('listed-twice', [[listed], [listed]])).toEqual([false]);
     expect(await clean('changed-then-as-recorded', [[changed], [listed]])).toEqual([false]);
+    // One call indexes a whole page: an account twice on it counts once and is not clean either.
+    expect(await clean('twice-on-a-page', [[listed, listed]])).toEqual([false]);
+    expect(await clean('changed-then-as-recorded-on-a-page', [[changed, listed]])).toEqual([false]);
+    const twice = new SyncListing(redis, keys, 'counted-once', 'directory:directory');
+    expect(await twice.indexPage('user', [listed, listed])).toEqual({ added: 1, addedManaged: 1 });
   });
 });

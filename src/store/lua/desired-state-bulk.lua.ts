@@ -1,5 +1,6 @@
 import type { IdentityKind } from '../../domain/identity.js';
 import type { Keys } from '../keys.js';
+import { BULK_HELPERS } from './bulk.lua.js';
 
 /**
  * Chunk reads of a full sync's plan (src/store/desired-state.bulk.ts): one call per chunk of ids,
@@ -75,20 +76,32 @@ export function readChunkKeys(
 export const MEMBER_TARGETS = `
 local source, matched, all, mode = KEYS[1], KEYS[2], KEYS[3], ARGV[1]
 local stem, suffix, scope = ARGV[2], ARGV[3], ARGV[4]
-local out = {}
-for i = 5, #ARGV do
-  local id = ARGV[i]
-  local listed
-  if mode == 'h' then listed = redis.call('HEXISTS', source, id) == 1
-  else listed = redis.call('ZSCORE', source, id) ~= false end
-  local target = '-'
-  if listed then
-    target = redis.call('HGET', matched, id) or redis.call('HGET', stem .. id .. suffix, 't') or ''
-  elseif redis.call('ZSCORE', all, id) then
-    local f = redis.call('HMGET', stem .. id .. suffix, 't', 'o', 'pk')
-    if f[2] and f[2] ~= scope then target = f[1] or (f[3] and '-' or '') end
+${BULK_HELPERS}
+local ids = {}
+for i = 5, #ARGV do ids[#ids + 1] = ARGV[i] end
+local listed = bulkRead(mode == 'h' and 'HMGET' or 'ZMSCORE', source, ids)
+local matches = bulkRead('HMGET', matched, ids)
+local others, at = {}, {}
+for i = 1, #ids do
+  if not listed[i] then
+    others[#others + 1] = ids[i]
+    at[#others] = i
   end
-  out[#out + 1] = target
+end
+local desired = bulkRead('ZMSCORE', all, others)
+local out = {}
+for i = 1, #ids do
+  if listed[i] then
+    out[i] = matches[i] or redis.call('HGET', stem .. ids[i] .. suffix, 't') or ''
+  else
+    out[i] = '-'
+  end
+end
+for j, id in ipairs(others) do
+  if desired[j] then
+    local f = redis.call('HMGET', stem .. id .. suffix, 't', 'o', 'pk')
+    if f[2] and f[2] ~= scope then out[at[j]] = f[1] or (f[3] and '-' or '') end
+  end
 end
 return out
 `;

@@ -1,4 +1,5 @@
 import { USER_COMPARISON_VERSION } from '../../domain/user-diff.js';
+import { BULK_HELPERS } from './bulk.lua.js';
 
 /**
  * Lua scripts of a full sync's index of the platform's listing (src/store/sync-listing.store.ts;
@@ -24,34 +25,76 @@ export const INDEX_PAGE = `
 local listed, byExternalId, byName, targetIds, managed, clean = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[6]
 local scope, stem, suffix, docStem, docSuffix = ARGV[1], ARGV[2], ARGV[3], ARGV[4], ARGV[5]
 local users = ARGV[6] == 'u'
-local added, addedManaged = 0, 0
-local function isClean(holder, h, id, packed)
-  if not users or not h[2] or h[3] ~= id or h[4] or h[5] then return false end
-  local doc = redis.call('GET', docStem .. holder .. docSuffix)
-  return doc and h[2] == redis.sha1hex('${USER_COMPARISON_VERSION}\\n' .. doc .. '\\n' .. packed)
-end
+${BULK_HELPERS}
+local ids, names, packs, byX = {}, {}, {}, {}
 for i = 7, #ARGV, 4 do
-  local id, externalId, name, packed = ARGV[i], ARGV[i + 1], ARGV[i + 2], ARGV[i + 3]
-  local holder = redis.call('HGET', targetIds, id)
-  local flag = 'u'
-  if holder and redis.call('SISMEMBER', managed, holder) == 1 then
-    flag = 'm'
-    local h = redis.call('HMGET', stem .. holder .. suffix, 'o', 'dg', 't', 'pk', 'pc')
-    if scope ~= '' and h[1] and h[1] ~= scope then
-      flag = 'o'
-    elseif isClean(holder, h, id, packed) then
-      redis.call('SADD', clean, holder)
+  local at = #ids + 1
+  ids[at], names[at], packs[at] = ARGV[i], ARGV[i + 2], ARGV[i + 3]
+  if ARGV[i + 1] ~= '' then
+    byX[#byX + 1] = ARGV[i + 1]
+    byX[#byX + 1] = ARGV[i]
+  end
+end
+local holders = bulkRead('HMGET', targetIds, ids)
+local known = {}
+for i = 1, #ids do if holders[i] then known[#known + 1] = holders[i] end end
+local isManaged = bulkRead('SMISMEMBER', managed, known)
+-- Each resource's flag; a managed user that may be clean waits for its stored desired state.
+local flags, marks, maybe, docKeys = {}, {}, {}, {}
+local k = 0
+for i = 1, #ids do
+  local holder = holders[i]
+  flags[i] = 'u'
+  if holder then
+    k = k + 1
+    if isManaged[k] == 1 then
+      flags[i] = 'm'
+      local h = redis.call('HMGET', stem .. holder .. suffix, 'o', 'dg', 't', 'pk', 'pc')
+      if scope ~= '' and h[1] and h[1] ~= scope then
+        flags[i] = 'o'
+      elseif users and h[2] and h[3] == ids[i] and not h[4] and not h[5] then
+        maybe[#maybe + 1] = i
+        marks[i] = h[2]
+        docKeys[#docKeys + 1] = docStem .. holder .. docSuffix
+      end
     end
   end
-  if redis.call('HSET', listed, id, flag .. packed) == 1 then
-    added = added + 1
-    if flag ~= 'u' then addedManaged = addedManaged + 1 end
-  elseif holder then
-    redis.call('SREM', clean, holder)
-  end
-  if externalId ~= '' then redis.call('HSET', byExternalId, externalId, id) end
-  redis.call('HSET', byName, name, id)
 end
+local docs = bulkGet(docKeys)
+local isClean = {}
+for j, i in ipairs(maybe) do
+  local doc = docs[j]
+  isClean[i] = doc and marks[i] == redis.sha1hex('${USER_COMPARISON_VERSION}\\n' .. doc .. '\\n' .. packs[i])
+end
+-- An id listed before (on an earlier page, or earlier on this one) is not new, and its holder is
+-- never clean: the last word on a holder decides whether it is in ls:u:clean.
+local before = bulkRead('HMGET', listed, ids)
+local seen, cleanState, entries, byN = {}, {}, {}, {}
+local added, addedManaged = 0, 0
+for i = 1, #ids do
+  local id, holder = ids[i], holders[i]
+  if isClean[i] then cleanState[holder] = true end
+  if not before[i] and not seen[id] then
+    added = added + 1
+    if flags[i] ~= 'u' then addedManaged = addedManaged + 1 end
+  elseif holder then
+    cleanState[holder] = false
+  end
+  seen[id] = true
+  entries[#entries + 1] = id
+  entries[#entries + 1] = flags[i] .. packs[i]
+  byN[#byN + 1] = names[i]
+  byN[#byN + 1] = id
+end
+local cleanAdd, cleanDrop = {}, {}
+for holder, state in pairs(cleanState) do
+  if state then cleanAdd[#cleanAdd + 1] = holder else cleanDrop[#cleanDrop + 1] = holder end
+end
+bulkWrite('SADD', clean, cleanAdd)
+bulkWrite('SREM', clean, cleanDrop)
+bulkWrite('HSET', listed, entries)
+bulkWrite('HSET', byExternalId, byX)
+bulkWrite('HSET', byName, byN)
 return {added, addedManaged}
 `;
 
@@ -132,20 +175,34 @@ return unmanaged
  */
 export const CLEAN_USERS = `
 local stem, suffix = ARGV[1], ARGV[2]
-local out = {}
-for i = 3, #ARGV do
-  local id = ARGV[i]
-  local clean = ''
-  if redis.call('SISMEMBER', KEYS[1], id) == 1 and redis.call('HEXISTS', KEYS[2], id) == 0 then
-    local t = redis.call('HGET', stem .. id .. suffix, 't')
-    local entry = t and redis.call('HGET', KEYS[3], t)
-    if entry and string.sub(entry, 1, 1) == 'm' then
-      redis.call('HSET', KEYS[3], t, 'M' .. string.sub(entry, 2))
-      clean = '1'
+${BULK_HELPERS}
+local ids = {}
+for i = 3, #ARGV do ids[#ids + 1] = ARGV[i] end
+local found = bulkRead('SMISMEMBER', KEYS[1], ids)
+local staged = bulkRead('HMGET', KEYS[2], ids)
+local out, targets, at = {}, {}, {}
+for i = 1, #ids do
+  out[i] = ''
+  if found[i] == 1 and not staged[i] then
+    local t = redis.call('HGET', stem .. ids[i] .. suffix, 't')
+    if t then
+      targets[#targets + 1] = t
+      at[#targets] = i
     end
   end
-  out[#out + 1] = clean
 end
+local entries = bulkRead('HMGET', KEYS[3], targets)
+local claims, claimed = {}, {}
+for j, t in ipairs(targets) do
+  local entry = entries[j]
+  if entry and string.sub(entry, 1, 1) == 'm' and not claimed[t] then
+    claimed[t] = true
+    claims[#claims + 1] = t
+    claims[#claims + 1] = 'M' .. string.sub(entry, 2)
+    out[at[j]] = '1'
+  end
+end
+bulkWrite('HSET', KEYS[3], claims)
 return out
 `;
 
