@@ -137,6 +137,25 @@ describe('ownership in the desired-state store', () => {
     expect(await state.sourceIdForTarget('user', 'T-c1')).toBe('c1');
   });
 
+  it('adopts in the order asked within one batch: an account once, an identity once', async () => {
+    for (const id of ['e1', 'e2', 'e3']) await upsert('scim', user(id, `${id}@example.com`));
+    await state.markCreating('user', 'e1', 'e1-external');
+    const adopted = await state.adoptBulk([
+      { kind: 'user', id: 'e1', targetId: 'T-e1' },
+      { kind: 'user', id: 'e2', targetId: 'T-e1' },
+      { kind: 'user', id: 'e3', targetId: 'T-e3' },
+      { kind: 'user', id: 'e3', targetId: 'T-e3b' },
+    ]);
+    expect(adopted).toBe(2);
+    expect(await state.sourceIdForTarget('user', 'T-e1')).toBe('e1');
+    expect((await state.userState('e1')).pendingCreate).toBeUndefined();
+    expect(await redis.sismember(keys.creating('user'), 'e1')).toBe(0);
+    expect((await state.userState('e2')).targetId).toBeUndefined();
+    expect((await state.userState('e3')).targetId).toBe('T-e3');
+    expect(await state.sourceIdForTarget('user', 'T-e3b')).toBeUndefined();
+    expect(await redis.smismember(keys.managed('user'), 'e1', 'e2', 'e3')).toEqual([1, 0, 1]);
+  });
+
   it('refuses a batch that names an unknown owner before it writes', async () => {
     await expect(
       store.apply([{ op: 'upsertUser', user: user('d1', 'd@example.com') }], { owner: 'ldap' as Owner }),

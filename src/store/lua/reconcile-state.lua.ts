@@ -1,5 +1,6 @@
 import type { IdentityKind } from '../../domain/identity.js';
 import { familyArgs, type Keys } from '../keys.js';
+import { BULK_HELPERS } from './bulk.lua.js';
 
 /**
  * Lua scripts the reconciler uses to record what it learnt about the target. Key layout:
@@ -62,20 +63,44 @@ local index = {
   u = {tid = KEYS[1], managed = KEYS[2], creating = KEYS[3]},
   g = {tid = KEYS[4], managed = KEYS[5], creating = KEYS[6]},
 }
+${BULK_HELPERS}
+-- Each kind's items, and the holder of each target id as stored before this call.
+local asked = {u = {}, g = {}}
+for n = 7, #KEYS do
+  local i = 2 + (n - 7) * 3
+  local list = asked[ARGV[i]]
+  list[#list + 1] = ARGV[i + 2]
+end
+local before = {u = bulkRead('HMGET', index.u.tid, asked.u), g = bulkRead('HMGET', index.g.tid, asked.g)}
+local holders = {u = {}, g = {}}
+for k, tids in pairs(asked) do
+  for j, tid in ipairs(tids) do
+    if holders[k][tid] == nil then holders[k][tid] = before[k][j] end
+  end
+end
+-- In the items' order, as a call each would: an adoption here holds its target id for the rest.
+local writes = {u = {ids = {}, pairs = {}}, g = {ids = {}, pairs = {}}}
 local adopted = 0
 for n = 7, #KEYS do
   local i = 2 + (n - 7) * 3
   local key, k, id, tid = KEYS[n], ARGV[i], ARGV[i + 1], ARGV[i + 2]
   local f = redis.call('HMGET', key, 't', 'pk')
-  local holder = redis.call('HGET', index[k].tid, tid)
+  local holder = holders[k][tid]
   if not f[1] and not f[2] and (not holder or holder == id) then
     redis.call('HSET', key, 't', tid, 'm', '1', 'lr', 'adopted', 'la', now)
     redis.call('HDEL', key, 'pc')
-    redis.call('SREM', index[k].creating, id)
-    redis.call('HSET', index[k].tid, tid, id)
-    redis.call('SADD', index[k].managed, id)
+    holders[k][tid] = id
+    local w = writes[k]
+    w.ids[#w.ids + 1] = id
+    w.pairs[#w.pairs + 1] = tid
+    w.pairs[#w.pairs + 1] = id
     adopted = adopted + 1
   end
+end
+for k, w in pairs(writes) do
+  bulkWrite('SREM', index[k].creating, w.ids)
+  bulkWrite('HSET', index[k].tid, w.pairs)
+  bulkWrite('SADD', index[k].managed, w.ids)
 end
 return adopted
 `;
