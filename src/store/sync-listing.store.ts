@@ -64,6 +64,18 @@ export class SyncListing {
     private readonly scope = '',
   ) {}
 
+  private claimsClean = false;
+
+  /**
+   * The plan walks every stored identity of the run and stages no desired state (its source is the
+   * desired state, or unchanged since its last applied read): the listing then claims a clean
+   * user's account as its match itself, and the plan only counts it (CLEAN_USERS). A run that
+   * reads its source may bring new identities that match such an account: it claims at planning.
+   */
+  claimCleanWhenListed(): void {
+    this.claimsClean = true;
+  }
+
   /**
    * Indexes a page; returns {added, addedManaged}: new resources, and of them managed identities'
    * targets (of any input).
@@ -101,6 +113,7 @@ export class SyncListing {
       ...familyArgs(this.keys.identityFamily(kind)),
       ...familyArgs(this.keys.docFamily(kind)),
       kind === 'user' ? 'u' : 'g',
+      this.claimsClean ? '1' : '',
     ];
     const [added, addedManaged] = (await storeCall(() =>
       scripts.index.run(this.redis, keys, [...head, ...args]),
@@ -154,11 +167,11 @@ export class SyncListing {
   /**
    * Of a chunk of users, which the listing found clean (INDEX_PAGE: their desired state and account
    * as a sync last found them matching) and the run stages no desired state for: claimed as their
-   * matches, counted unchanged without being read.
+   * matches (by the listing itself after claimCleanWhenListed), counted unchanged without being read.
    */
   async cleanUsers(ids: readonly string[], stagedDocs: string): Promise<boolean[]> {
     const keys = [this.cleanKey(), stagedDocs, this.indexKeys('user')[0]];
-    const head = familyArgs(this.keys.identityFamily('user'));
+    const head = [...familyArgs(this.keys.identityFamily('user')), this.claimsClean ? '1' : ''];
     const flags = await inSlices(
       ids,
       () => 5,

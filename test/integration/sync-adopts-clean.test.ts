@@ -181,4 +181,35 @@ describe("a fresh bridge's first sync over a provisioned platform", () => {
     const twice = new SyncListing(redis, keys, 'counted-once', 'directory:directory');
     expect(await twice.indexPage('user', [listed, listed])).toEqual({ added: 1, addedManaged: 1 });
   });
+
+  it('claims a clean account as the listing indexes it when the plan walks the stored identities', async () => {
+    const { redis, keys } = engine.bridge.store;
+    const listed = readListedUser(JSON.parse(JSON.stringify(platformUser('ada'))));
+    const run = async (syncId: string, pages: ObservedUser[][], staged = false) => {
+      const listing = new SyncListing(redis, keys, syncId, 'directory:directory');
+      listing.claimCleanWhenListed();
+      for (const page of pages) await listing.indexPage('user', page);
+      const claimedWhenListed = (await listing.resources('user', [listed.id]))[0]?.claimed;
+      const docs = keys.syncWork(syncId, 'src:u:docs');
+      if (staged) await redis.hset(docs, 'ada', '{}');
+      const [clean] = await listing.cleanUsers(['ada'], docs);
+      const claimedWhenPlanned = (await listing.resources('user', [listed.id]))[0]?.claimed;
+      await redis.del(docs);
+      return { claimedWhenListed, clean, claimedWhenPlanned };
+    };
+    const both = (claimed: boolean, clean: boolean) => ({
+      claimedWhenListed: claimed,
+      clean,
+      claimedWhenPlanned: claimed && clean,
+    });
+    expect(await run('claims-once', [[listed]])).toEqual(both(true, true));
+    expect(await run('claims-twice', [[listed], [listed]])).toEqual(both(false, false));
+    expect(await run('claims-twice-on-a-page', [[listed, listed]])).toEqual(both(false, false));
+    // Staged after all (a run that stages what it walks): the account is given back to its plan.
+    expect(await run('claims-staged', [[listed]], true)).toEqual({
+      claimedWhenListed: true,
+      clean: false,
+      claimedWhenPlanned: false,
+    });
+  });
 });

@@ -13,21 +13,23 @@ import { BULK_HELPERS } from './bulk.lua.js';
  * Indexes one page. KEYS [1] ls:K:r, [2] ls:K:x, [3] ls:K:n, [4] P:K:tid, [5] P:K:managed, [6]
  * ls:u:clean. ARGV [1] the owner the sync writes as ('' none: every input's), [2..3] the family of
  * identity hashes of the kind, [4..5] of their docs, [6] the kind ('u' or 'g': only users are found
- * clean), then per resource: target id, externalId ('' none), lower-cased name, compact form. A managed user of the sync's owner
- * whose stored desired state and listed form are those its hash's dg recorded (MARK_CLEAN: with the
- * version of the comparison rules, domain/user-diff.ts), not parked and with no create pending, is
- * clean: its id goes to ls:u:clean, and the plan counts it unchanged without reading it
- * (CLEAN_USERS) — unless its account is listed twice (a page shifted under the listing): then it
- * is planned. Returns {resources new to the
- * index, of them the managed identities' targets (any input's)}.
+ * clean), [7] the claim ('1': the plan walks every stored identity and stages none, so a clean
+ * user's account is claimed here), then per resource: target id, externalId ('' none), lower-cased
+ * name, compact form. A managed user of the sync's owner whose stored desired state and listed form
+ * are those its hash's dg recorded (MARK_CLEAN: with the version of the comparison rules,
+ * domain/user-diff.ts), not parked and with no create pending, is clean: its id goes to
+ * ls:u:clean, and the plan counts it unchanged without reading it (CLEAN_USERS) — unless its
+ * account is listed twice (a page shifted under the listing): then it is planned. One command
+ * covers the page where it can (bulk.lua.ts). Returns {resources new to the index, of them the
+ * managed identities' targets (any input's)}.
  */
 export const INDEX_PAGE = `
 local listed, byExternalId, byName, targetIds, managed, clean = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[6]
 local scope, stem, suffix, docStem, docSuffix = ARGV[1], ARGV[2], ARGV[3], ARGV[4], ARGV[5]
-local users = ARGV[6] == 'u'
+local users, claim = ARGV[6] == 'u', ARGV[7] == '1'
 ${BULK_HELPERS}
 local ids, names, packs, byX = {}, {}, {}, {}
-for i = 7, #ARGV, 4 do
+for i = 8, #ARGV, 4 do
   local at = #ids + 1
   ids[at], names[at], packs[at] = ARGV[i], ARGV[i + 2], ARGV[i + 3]
   if ARGV[i + 1] ~= '' then
@@ -69,7 +71,7 @@ end
 -- An id listed before (on an earlier page, or earlier on this one) is not new, and its holder is
 -- never clean: the last word on a holder decides whether it is in ls:u:clean.
 local before = bulkRead('HMGET', listed, ids)
-local seen, cleanState, entries, byN = {}, {}, {}, {}
+local seen, cleanState, byN = {}, {}, {}
 local added, addedManaged = 0, 0
 for i = 1, #ids do
   local id, holder = ids[i], holders[i]
@@ -81,10 +83,17 @@ for i = 1, #ids do
     cleanState[holder] = false
   end
   seen[id] = true
-  entries[#entries + 1] = id
-  entries[#entries + 1] = flags[i] .. packs[i]
   byN[#byN + 1] = names[i]
   byN[#byN + 1] = id
+end
+-- With claim, a clean user's account is written claimed (M) as its match: CLEAN_USERS then only
+-- counts it (or gives it back, should its desired state be staged after all).
+local entries = {}
+for i = 1, #ids do
+  local flag = flags[i]
+  if claim and isClean[i] and cleanState[holders[i]] then flag = 'M' end
+  entries[#entries + 1] = ids[i]
+  entries[#entries + 1] = flag .. packs[i]
 end
 local cleanAdd, cleanDrop = {}, {}
 for holder, state in pairs(cleanState) do
@@ -169,21 +178,25 @@ return unmanaged
 /**
  * Of a chunk of users, those the listing found clean (INDEX_PAGE) and the run stages no desired
  * state for: their accounts are claimed as their matches, as CANDIDATES claims a recorded target
- * id; '1' each, else '' (one whose account an earlier match took is planned as any other). KEYS
- * [1] ls:u:clean, [2] src:u:docs, [3] ls:u:r. ARGV [1..2] the family of user identity hashes, then
- * the ids.
+ * id; '1' each, else '' (one whose account an earlier match took is planned as any other). With
+ * ARGV[3] '1' the listing claimed them already (INDEX_PAGE's claim): they are only counted, and
+ * one whose desired state is staged after all gets its account back unclaimed. KEYS [1]
+ * ls:u:clean, [2] src:u:docs, [3] ls:u:r. ARGV [1..2] the family of user identity hashes, [3] the
+ * claim ('1' or ''), then the ids.
  */
 export const CLEAN_USERS = `
-local stem, suffix = ARGV[1], ARGV[2]
+local stem, suffix, claimed = ARGV[1], ARGV[2], ARGV[3] == '1'
 ${BULK_HELPERS}
 local ids = {}
-for i = 3, #ARGV do ids[#ids + 1] = ARGV[i] end
+for i = 4, #ARGV do ids[#ids + 1] = ARGV[i] end
 local found = bulkRead('SMISMEMBER', KEYS[1], ids)
 local staged = bulkRead('HMGET', KEYS[2], ids)
 local out, targets, at = {}, {}, {}
 for i = 1, #ids do
   out[i] = ''
-  if found[i] == 1 and not staged[i] then
+  if found[i] == 1 and claimed and not staged[i] then
+    out[i] = '1'
+  elseif found[i] == 1 and (claimed or not staged[i]) then
     local t = redis.call('HGET', stem .. ids[i] .. suffix, 't')
     if t then
       targets[#targets + 1] = t
@@ -192,17 +205,24 @@ for i = 1, #ids do
   end
 end
 local entries = bulkRead('HMGET', KEYS[3], targets)
-local claims, claimed = {}, {}
+local writes, taken = {}, {}
 for j, t in ipairs(targets) do
-  local entry = entries[j]
-  if entry and string.sub(entry, 1, 1) == 'm' and not claimed[t] then
-    claimed[t] = true
-    claims[#claims + 1] = t
-    claims[#claims + 1] = 'M' .. string.sub(entry, 2)
-    out[at[j]] = '1'
+  local entry, i = entries[j], at[j]
+  local flag = entry and string.sub(entry, 1, 1)
+  if staged[i] then
+    -- Claimed by the listing, yet staged after all: given back, for its plan to match as any other.
+    if flag == 'M' then
+      writes[#writes + 1] = t
+      writes[#writes + 1] = 'm' .. string.sub(entry, 2)
+    end
+  elseif flag == 'm' and not taken[t] then
+    taken[t] = true
+    writes[#writes + 1] = t
+    writes[#writes + 1] = 'M' .. string.sub(entry, 2)
+    out[i] = '1'
   end
 end
-bulkWrite('HSET', KEYS[3], claims)
+bulkWrite('HSET', KEYS[3], writes)
 return out
 `;
 
