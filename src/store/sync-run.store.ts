@@ -80,7 +80,6 @@ export class SyncRunStore {
   ) {
     this.staging = new SyncStaging(redis, keys, syncId, STAGING_TTL_MS, owner);
     this.listing = new SyncListing(redis, keys, syncId, scope);
-    if (scope === undefined) this.listing.claimCleanWhenListed();
   }
 
   /**
@@ -89,7 +88,6 @@ export class SyncRunStore {
    */
   planFromStored(): void {
     this.fromStored = true;
-    this.listing.claimCleanWhenListed();
   }
 
   /** How many users the run's input has in the desired state (a run planned from it). */

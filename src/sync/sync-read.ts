@@ -67,6 +67,7 @@ export async function readAndList(deps: FullSyncDeps, run: RunContext): Promise<
   const reader = isStaged(run) || !input ? input : await policyReader(deps, run, input);
   if (isStaged(run) || !reader) {
     const source = isStaged(run) ? await stagedSource(run) : storedSource(run);
+    if (!isStaged(run)) claimCleanWhenListed(run);
     refuse(source.count);
     const listed = await run.times.measure('listingTarget', listPlatform(deps, run));
     return { source, listed, observedAt, managedUsers };
@@ -75,6 +76,7 @@ export async function readAndList(deps: FullSyncDeps, run: RunContext): Promise<
   if (digest?.unchanged) {
     run.digest = digest.value;
     const source = await unchangedSource(deps, run, reader);
+    claimCleanWhenListed(run);
     refuse(source.count);
     const listed = await run.times.measure('listingTarget', listPlatform(deps, run));
     return { source, listed, observedAt, managedUsers };
@@ -101,6 +103,15 @@ export async function readAndList(deps: FullSyncDeps, run: RunContext): Promise<
   });
   const [source, listed] = await bothOrNeither(run.cancel, reading, listing);
   return { source, listed, observedAt, managedUsers };
+}
+
+/**
+ * A plan that walks the stored identities and stages none (no source, or one unchanged) has the
+ * listing claim each clean user's account as it indexes it (SyncListing.claimCleanWhenListed); not
+ * a link-only run, which plans every user.
+ */
+function claimCleanWhenListed(run: RunContext): void {
+  if (!run.mode.links) run.store.listing.claimCleanWhenListed();
 }
 
 async function readSource(

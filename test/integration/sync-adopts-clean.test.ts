@@ -74,7 +74,7 @@ describe("a fresh bridge's first sync over a provisioned platform", () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
-  const sync = () => completedSync<SyncRecord>(engine, auth);
+  const sync = (body: object = {}) => completedSync<SyncRecord>(engine, auth, body);
   const platformUser = (id: string) => target.findUserByUserName(`${id}@example.com`)!;
   const name = (id: string) => `${platformUser(id).name?.givenName} ${platformUser(id).name?.familyName}`;
   const writes = () => platformWrites(target);
@@ -160,6 +160,19 @@ describe("a fresh bridge's first sync over a provisioned platform", () => {
     expect(record.summary.unchangedClean).toBe(3);
     expect(writes()).toEqual([]);
     expect(IDS.map(name)).toEqual(['Ada Lovelace', 'Grace Hooper', 'Alan Mathison']);
+  });
+
+  it('has a link-only run over the unchanged file find every user on the account it has', async () => {
+    // It plans every user: none of their accounts may be taken as the listing indexes them.
+    const record = await sync({ linkOnly: true, dryRun: true });
+    expect(record.sourceUnchanged).toBe(true);
+    expect(record.plan.linkOnly?.users).toEqual({
+      linked: 3,
+      unmatchedInSource: 0,
+      unmatchedOnPlatform: 0,
+      ambiguous: 0,
+    });
+    expect(record.plan.users).toMatchObject({ ...none, unchanged: 3 });
   });
 
   it('never finds clean a user whose account a shifting listing showed twice', async () => {
