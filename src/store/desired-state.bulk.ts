@@ -143,21 +143,28 @@ export interface SourceIds {
   mode: 'h' | 'z';
 }
 
+/** The listing's clean users (ls:u:clean), and whether it claimed their accounts as their matches. */
+export interface CleanClaims {
+  key: string;
+  claimed: boolean;
+}
+
 /**
  * The target ids of group members as the plan compares them (MEMBER_TARGETS): undefined when the
  * member is left out (neither a user of the source nor another input's), '' when it has none yet,
- * else its target id. `scope`: the owner the sync writes as.
+ * else its target id — this plan's match first (`plan`). `scope`: the owner the sync writes as.
  */
 export async function memberTargets(
   redis: RedisClient,
   keys: Keys,
   source: { users: SourceIds; scope?: string | undefined },
-  matched: string,
+  plan: { matched: string; clean: CleanClaims },
   members: readonly string[],
 ): Promise<(string | undefined)[]> {
   const { users } = source;
-  const head = [users.mode, ...familyArgs(keys.identityFamily('user')), source.scope ?? ''];
-  const scriptKeys = [users.key, matched, keys.all('user')];
+  const claimed = plan.clean.claimed ? '1' : '';
+  const head = [users.mode, ...familyArgs(keys.identityFamily('user')), source.scope ?? '', claimed];
+  const scriptKeys = [users.key, plan.matched, keys.all('user'), plan.clean.key];
   // Two to four look-ups a member.
   const reply = await inSlices(
     members,

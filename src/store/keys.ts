@@ -77,8 +77,9 @@ export { SCRATCH_TABLES, syncWorkParts, type ScratchTable, type SyncWorkPart } f
  *     ls:K:r         hash   the platform's listing: target id → flags (claimed by a match; a managed
  *                           identity's) + the resource's compact form (domain/observed-form.ts)
  *     ls:K:x, ls:K:n hash   externalId, lower-cased userName / displayName → target id
- *     ls:u:clean     set    managed users whose listed account is as the last sync that found it
- *                           matching saw it (their hash's dg): the plan counts them unchanged
+ *     ls:u:clean     hash   managed users whose listed account is as the last sync that found it
+ *                           matching saw it (their hash's dg) → that account's target id: the
+ *                           plan counts them unchanged
  *     plan:K         list   planned changes (JSON, with what the listing showed), applied in order
  *     planned:K      set    staged ids with a planned change (the others are written without a
  *                           dirty mark: the platform already matches them)

@@ -5,6 +5,7 @@ import { observedName, packObserved, unpackObserved } from '../domain/observed-f
 import { USER_COMPARISON_VERSION, type ObservedUser } from '../domain/user-diff.js';
 import { familyArgs, type Keys } from './keys.js';
 import { LuaScript } from './lua-script.js';
+import type { CleanClaims } from './desired-state.bulk.js';
 import { CANDIDATES, CLAIM, CLEAN_USERS, INDEX_PAGE, MARK_CLEAN } from './lua/sync-listing.lua.js';
 import type { RedisClient } from './redis-connection.js';
 import { storeCall } from './redis-errors.js';
@@ -74,6 +75,11 @@ export class SyncListing {
    */
   claimCleanWhenListed(): void {
     this.claimsClean = true;
+  }
+
+  /** Where the clean users are, and whether their accounts were claimed as their matches. */
+  cleanClaims(): CleanClaims {
+    return { key: this.cleanKey(), claimed: this.claimsClean };
   }
 
   /**

@@ -151,7 +151,8 @@ export class SyncRunStore {
   /** Group members' target ids ('' none yet; undefined: left out), this plan's matches included. */
   memberTargets(members: readonly string[]): Promise<(string | undefined)[]> {
     const source = { users: this.sourceIds('user'), scope: this.scope };
-    return memberTargets(this.redis, this.keys, source, this.staging.key('matched'), members);
+    const plan = { matched: this.staging.key('matched'), clean: this.listing.cleanClaims() };
+    return memberTargets(this.redis, this.keys, source, plan, members);
   }
 
   planWriter(): SyncPlanWriter {

@@ -173,7 +173,13 @@ describe('the Lua scripts', () => {
     expect(recorded.lists[0]?.[0]).toMatchObject({ claimed: true });
     const source = { key: staging.key('src:u:ids'), mode: 'h' as const };
     expect(
-      await memberTargets(redis, keys, { users: source }, staging.key('matched'), ['a', 'nobody']),
+      await memberTargets(
+        redis,
+        keys,
+        { users: source },
+        { matched: staging.key('matched'), clean: listing.cleanClaims() },
+        ['a', 'nobody'],
+      ),
     ).toEqual(['', undefined]);
     const removals = staging.key('removals');
     expect(await notInSource(redis, keys, 'user', source, { phase: 'all', ids: ['a'], removals })).toEqual(

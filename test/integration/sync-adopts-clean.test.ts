@@ -40,7 +40,14 @@ const directory = (graceFamilyName: string, alanFamilyName = 'Turing') =>
 
 interface SyncRecord {
   state: string;
-  plan: { users: Counts; groups: Counts; changes: { kind: string; id: string; action: string }[] };
+  plan: {
+    users: Counts;
+    groups: Counts;
+    changes: { kind: string; id: string; action: string }[];
+    linkOnly?: {
+      users: Record<'linked' | 'unmatchedInSource' | 'unmatchedOnPlatform' | 'ambiguous', number>;
+    };
+  };
   /** unchangedClean: the users counted unchanged without being planned (found clean). */
   summary: { unchangedClean: number };
   sourceUnchanged?: true;
@@ -207,13 +214,16 @@ describe("a fresh bridge's first sync over a provisioned platform", () => {
       if (staged) await redis.hset(docs, 'ada', '{}');
       const [clean] = await listing.cleanUsers(['ada'], docs);
       const claimedWhenPlanned = (await listing.resources('user', [listed.id]))[0]?.claimed;
+      // The account the plan takes as the user's match (a group's member: MEMBER_TARGETS).
+      const matchedAs = await redis.hget(listing.cleanClaims().key, 'ada');
       await redis.del(docs);
-      return { claimedWhenListed, clean, claimedWhenPlanned };
+      return { claimedWhenListed, clean, claimedWhenPlanned, matchedAs };
     };
     const both = (claimed: boolean, clean: boolean) => ({
       claimedWhenListed: claimed,
       clean,
       claimedWhenPlanned: claimed && clean,
+      matchedAs: clean ? listed.id : null,
     });
     expect(await run('claims-once', [[listed]])).toEqual(both(true, true));
     expect(await run('claims-twice', [[listed], [listed]])).toEqual(both(false, false));
@@ -223,6 +233,7 @@ describe("a fresh bridge's first sync over a provisioned platform", () => {
       claimedWhenListed: true,
       clean: false,
       claimedWhenPlanned: false,
+      matchedAs: null,
     });
   });
 });

@@ -69,18 +69,24 @@ export function readChunkKeys(
  * sync's (SPEC §6: memberships may name users of any input): its recorded target id, '' while it
  * has none, '-' while parked; any other is left out. KEYS [1] the source's users (src:u:ids hash;
  * P:u:all when the desired state is the source; P:u:own:<owner> for an unchanged source), [2] the
- * plan's matched hash, [3] P:u:all.
+ * plan's matched hash, [3] P:u:all, [4] the listing's clean users (ls:u:clean).
  * ARGV [1] 'h' or 'z' (the kind of KEYS[1]), [2..3] the family of user identity hashes (stem,
- * suffix), [4] the owner the sync writes as ('' none), then the member ids.
+ * suffix), [4] the owner the sync writes as ('' none), [5] '1' when the listing claimed the clean
+ * users' accounts (their matches: SyncListing.claimCleanWhenListed), then the member ids.
  */
 export const MEMBER_TARGETS = `
-local source, matched, all, mode = KEYS[1], KEYS[2], KEYS[3], ARGV[1]
+local source, matched, all, clean, mode = KEYS[1], KEYS[2], KEYS[3], KEYS[4], ARGV[1]
 local stem, suffix, scope = ARGV[2], ARGV[3], ARGV[4]
 ${BULK_HELPERS}
 local ids = {}
-for i = 5, #ARGV do ids[#ids + 1] = ARGV[i] end
+for i = 6, #ARGV do ids[#ids + 1] = ARGV[i] end
 local listed = bulkRead(mode == 'h' and 'HMGET' or 'ZMSCORE', source, ids)
 local matches = bulkRead('HMGET', matched, ids)
+if ARGV[5] == '1' then
+  -- The accounts the listing claimed for clean users are their matches in this plan.
+  local claimed = bulkRead('HMGET', clean, ids)
+  for i = 1, #ids do matches[i] = matches[i] or claimed[i] end
+end
 local others, at = {}, {}
 for i = 1, #ids do
   if not listed[i] then

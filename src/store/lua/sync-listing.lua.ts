@@ -14,11 +14,11 @@ import { BULK_HELPERS } from './bulk.lua.js';
  * ls:u:clean. ARGV [1] the owner the sync writes as ('' none: every input's), [2..3] the family of
  * identity hashes of the kind, [4..5] of their docs, [6] the kind ('u' or 'g': only users are found
  * clean), [7] the claim ('1': the plan walks every stored identity and stages none, so a clean
- * user's account is claimed here), then per resource: target id, externalId ('' none), lower-cased
+ * user's account is claimed here, as its match in the plan), then per resource: target id, externalId ('' none), lower-cased
  * name, compact form. A managed user of the sync's owner whose stored desired state and listed form
  * are those its hash's dg recorded (MARK_CLEAN: with the version of the comparison rules,
- * domain/user-diff.ts), not parked and with no create pending, is clean: its id goes to
- * ls:u:clean, and the plan counts it unchanged without reading it (CLEAN_USERS) — unless its
+ * domain/user-diff.ts), not parked and with no create pending, is clean: it goes to ls:u:clean
+ * (its id → the listed target id), and the plan counts it unchanged without reading it (CLEAN_USERS) — unless its
  * account is listed twice (a page shifted under the listing): then it is planned. One command
  * covers the page where it can (bulk.lua.ts). Returns {resources new to the index, of them the
  * managed identities' targets (any input's)}.
@@ -71,11 +71,14 @@ end
 -- An id listed before (on an earlier page, or earlier on this one) is not new, and its holder is
 -- never clean: the last word on a holder decides whether it is in ls:u:clean.
 local before = bulkRead('HMGET', listed, ids)
-local seen, cleanState, byN = {}, {}, {}
+local seen, cleanState, cleanTarget, byN = {}, {}, {}, {}
 local added, addedManaged = 0, 0
 for i = 1, #ids do
   local id, holder = ids[i], holders[i]
-  if isClean[i] then cleanState[holder] = true end
+  if isClean[i] then
+    cleanState[holder] = true
+    cleanTarget[holder] = id
+  end
   if not before[i] and not seen[id] then
     added = added + 1
     if flags[i] ~= 'u' then addedManaged = addedManaged + 1 end
@@ -97,10 +100,15 @@ for i = 1, #ids do
 end
 local cleanAdd, cleanDrop = {}, {}
 for holder, state in pairs(cleanState) do
-  if state then cleanAdd[#cleanAdd + 1] = holder else cleanDrop[#cleanDrop + 1] = holder end
+  if state then
+    cleanAdd[#cleanAdd + 1] = holder
+    cleanAdd[#cleanAdd + 1] = cleanTarget[holder]
+  else
+    cleanDrop[#cleanDrop + 1] = holder
+  end
 end
-bulkWrite('SADD', clean, cleanAdd)
-bulkWrite('SREM', clean, cleanDrop)
+bulkWrite('HSET', clean, cleanAdd)
+bulkWrite('HDEL', clean, cleanDrop)
 bulkWrite('HSET', listed, entries)
 bulkWrite('HSET', byExternalId, byX)
 bulkWrite('HSET', byName, byN)
@@ -180,7 +188,8 @@ return unmanaged
  * state for: their accounts are claimed as their matches, as CANDIDATES claims a recorded target
  * id; '1' each, else '' (one whose account an earlier match took is planned as any other). With
  * ARGV[3] '1' the listing claimed them already (INDEX_PAGE's claim): they are only counted, and
- * one whose desired state is staged after all gets its account back unclaimed. KEYS [1]
+ * one whose desired state is staged after all gets its account back unclaimed and leaves
+ * ls:u:clean. KEYS [1]
  * ls:u:clean, [2] src:u:docs, [3] ls:u:r. ARGV [1..2] the family of user identity hashes, [3] the
  * claim ('1' or ''), then the ids.
  */
@@ -189,14 +198,14 @@ local stem, suffix, claimed = ARGV[1], ARGV[2], ARGV[3] == '1'
 ${BULK_HELPERS}
 local ids = {}
 for i = 4, #ARGV do ids[#ids + 1] = ARGV[i] end
-local found = bulkRead('SMISMEMBER', KEYS[1], ids)
+local found = bulkRead('HMGET', KEYS[1], ids)
 local staged = bulkRead('HMGET', KEYS[2], ids)
 local out, targets, at = {}, {}, {}
 for i = 1, #ids do
   out[i] = ''
-  if found[i] == 1 and claimed and not staged[i] then
+  if found[i] and claimed and not staged[i] then
     out[i] = '1'
-  elseif found[i] == 1 and (claimed or not staged[i]) then
+  elseif found[i] and (claimed or not staged[i]) then
     local t = redis.call('HGET', stem .. ids[i] .. suffix, 't')
     if t then
       targets[#targets + 1] = t
@@ -205,12 +214,13 @@ for i = 1, #ids do
   end
 end
 local entries = bulkRead('HMGET', KEYS[3], targets)
-local writes, taken = {}, {}
+local writes, taken, back = {}, {}, {}
 for j, t in ipairs(targets) do
   local entry, i = entries[j], at[j]
   local flag = entry and string.sub(entry, 1, 1)
   if staged[i] then
     -- Claimed by the listing, yet staged after all: given back, for its plan to match as any other.
+    back[#back + 1] = ids[i]
     if flag == 'M' then
       writes[#writes + 1] = t
       writes[#writes + 1] = 'm' .. string.sub(entry, 2)
@@ -223,6 +233,7 @@ for j, t in ipairs(targets) do
   end
 end
 bulkWrite('HSET', KEYS[3], writes)
+bulkWrite('HDEL', KEYS[1], back)
 return out
 `;
 
