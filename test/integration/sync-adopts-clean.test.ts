@@ -6,6 +6,7 @@ import type { ReferenceTarget } from 'scim-reference-target';
 import { packObserved } from '../../src/domain/observed-form.js';
 import { readListedUser } from '../../src/platform/platform-resources.js';
 import type { ObservedUser } from '../../src/domain/user-diff.js';
+import { memberTargets } from '../../src/store/desired-state.bulk.js';
 import { cleanDigest, SyncListing } from '../../src/store/sync-listing.store.js';
 import { startEngine, startTarget, type EngineFixture } from '../support/engine.js';
 import { uniquePrefix } from '../support/redis.js';
@@ -235,5 +236,58 @@ describe("a fresh bridge's first sync over a provisioned platform", () => {
       claimedWhenPlanned: false,
       matchedAs: null,
     });
+  });
+
+  it('gives back a claimed account to a user found clean on one page and not on a later one', async () => {
+    // A stale target-id entry also names ada: that account, listed again after ada's own, makes
+    // ada no longer clean; the account claimed for ada on the page before is given back.
+    const { redis, keys } = engine.bridge.store;
+    const listed = readListedUser(JSON.parse(JSON.stringify(platformUser('ada'))));
+    const stale = { ...listed, id: 'T-stale-ada' };
+    await redis.hset(keys.targetIdIndex('user'), stale.id, 'ada');
+    try {
+      const listing = new SyncListing(redis, keys, 'claims-given-back', 'directory:directory');
+      listing.claimCleanWhenListed();
+      for (const page of [[stale], [listed], [stale]]) await listing.indexPage('user', page);
+      expect((await listing.resources('user', [listed.id]))[0]?.claimed).toBe(false);
+      expect(await listing.cleanUsers(['ada'], keys.syncWork('claims-given-back', 'src:u:docs'))).toEqual([
+        false,
+      ]);
+    } finally {
+      await redis.hdel(keys.targetIdIndex('user'), stale.id);
+    }
+  });
+
+  it("takes a clean user's claimed account as its match, even if its recorded one changed since", async () => {
+    // A reconcile job moved ada to another account after the listing: the plan stays with what it
+    // listed (groups are planned against it; the job enqueues ada's groups itself).
+    const { redis, keys } = engine.bridge.store;
+    const listed = readListedUser(JSON.parse(JSON.stringify(platformUser('ada'))));
+    const syncId = 'claims-moved';
+    const listing = new SyncListing(redis, keys, syncId, 'directory:directory');
+    listing.claimCleanWhenListed();
+    await listing.indexPage('user', [listed]);
+    await redis.hset(keys.identity('user', 'ada'), 't', 'T-moved');
+    try {
+      const users = { users: { key: keys.owned('user', 'directory:directory'), mode: 'z' as const } };
+      const targets = (claimed: boolean) =>
+        memberTargets(
+          redis,
+          keys,
+          { ...users, scope: 'directory:directory' },
+          { matched: keys.syncWork(syncId, 'matched'), clean: { ...listing.cleanClaims(), claimed } },
+          ['ada'],
+        );
+      expect(await targets(true)).toEqual([listed.id]);
+      expect(await targets(false)).toEqual(['T-moved']);
+      // Staged after all: the account the listing claimed is the one given back.
+      const docs = keys.syncWork(syncId, 'src:u:docs');
+      await redis.hset(docs, 'ada', '{}');
+      expect(await listing.cleanUsers(['ada'], docs)).toEqual([false]);
+      expect((await listing.resources('user', [listed.id]))[0]?.claimed).toBe(false);
+      await redis.del(docs);
+    } finally {
+      await redis.hset(keys.identity('user', 'ada'), 't', listed.id);
+    }
   });
 });

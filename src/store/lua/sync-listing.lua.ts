@@ -19,7 +19,8 @@ import { BULK_HELPERS } from './bulk.lua.js';
  * are those its hash's dg recorded (MARK_CLEAN: with the version of the comparison rules,
  * domain/user-diff.ts), not parked and with no create pending, is clean: it goes to ls:u:clean
  * (its id → the listed target id), and the plan counts it unchanged without reading it (CLEAN_USERS) — unless its
- * account is listed twice (a page shifted under the listing): then it is planned. One command
+ * account is listed twice (a page shifted under the listing): then it is planned, and an account
+ * an earlier page claimed for it is given back. One command
  * covers the page where it can (bulk.lua.ts). Returns {resources new to the index, of them the
  * managed identities' targets (any input's)}.
  */
@@ -107,6 +108,19 @@ for holder, state in pairs(cleanState) do
     cleanDrop[#cleanDrop + 1] = holder
   end
 end
+if claim and #cleanDrop > 0 then
+  -- A user no longer clean gives back the account an earlier page claimed for it.
+  local was = {}
+  for _, t in ipairs(bulkRead('HMGET', clean, cleanDrop)) do if t then was[#was + 1] = t end end
+  local back = {}
+  for j, entry in ipairs(bulkRead('HMGET', listed, was)) do
+    if entry and string.sub(entry, 1, 1) == 'M' then
+      back[#back + 1] = was[j]
+      back[#back + 1] = 'm' .. string.sub(entry, 2)
+    end
+  end
+  bulkWrite('HSET', listed, back)
+end
 bulkWrite('HSET', clean, cleanAdd)
 bulkWrite('HDEL', clean, cleanDrop)
 bulkWrite('HSET', listed, entries)
@@ -188,8 +202,8 @@ return unmanaged
  * state for: their accounts are claimed as their matches, as CANDIDATES claims a recorded target
  * id; '1' each, else '' (one whose account an earlier match took is planned as any other). With
  * ARGV[3] '1' the listing claimed them already (INDEX_PAGE's claim): they are only counted, and
- * one whose desired state is staged after all gets its account back unclaimed and leaves
- * ls:u:clean. KEYS [1]
+ * one whose desired state is staged after all leaves ls:u:clean and gives back unclaimed the
+ * account the listing claimed for it (its current target id may have moved since). KEYS [1]
  * ls:u:clean, [2] src:u:docs, [3] ls:u:r. ARGV [1..2] the family of user identity hashes, [3] the
  * claim ('1' or ''), then the ids.
  */
@@ -200,12 +214,20 @@ local ids = {}
 for i = 4, #ARGV do ids[#ids + 1] = ARGV[i] end
 local found = bulkRead('HMGET', KEYS[1], ids)
 local staged = bulkRead('HMGET', KEYS[2], ids)
-local out, targets, at = {}, {}, {}
+local out, targets, at, back = {}, {}, {}, {}
 for i = 1, #ids do
   out[i] = ''
-  if found[i] and claimed and not staged[i] then
-    out[i] = '1'
-  elseif found[i] and (claimed or not staged[i]) then
+  if found[i] and claimed then
+    if staged[i] then
+      -- Claimed by the listing, yet staged after all: the account it claimed is given back, for
+      -- the user's plan to match as any other's.
+      targets[#targets + 1] = found[i]
+      at[#targets] = i
+      back[#back + 1] = ids[i]
+    else
+      out[i] = '1'
+    end
+  elseif found[i] and not staged[i] then
     local t = redis.call('HGET', stem .. ids[i] .. suffix, 't')
     if t then
       targets[#targets + 1] = t
@@ -214,13 +236,11 @@ for i = 1, #ids do
   end
 end
 local entries = bulkRead('HMGET', KEYS[3], targets)
-local writes, taken, back = {}, {}, {}
+local writes, taken = {}, {}
 for j, t in ipairs(targets) do
-  local entry, i = entries[j], at[j]
+  local entry = entries[j]
   local flag = entry and string.sub(entry, 1, 1)
-  if staged[i] then
-    -- Claimed by the listing, yet staged after all: given back, for its plan to match as any other.
-    back[#back + 1] = ids[i]
+  if claimed then
     if flag == 'M' then
       writes[#writes + 1] = t
       writes[#writes + 1] = 'm' .. string.sub(entry, 2)
@@ -229,7 +249,7 @@ for j, t in ipairs(targets) do
     taken[t] = true
     writes[#writes + 1] = t
     writes[#writes + 1] = 'M' .. string.sub(entry, 2)
-    out[i] = '1'
+    out[at[j]] = '1'
   end
 end
 bulkWrite('HSET', KEYS[3], writes)
