@@ -165,7 +165,7 @@ export async function memberTargets(
   const claimed = plan.clean.claimed ? '1' : '';
   const head = [users.mode, ...familyArgs(keys.identityFamily('user')), source.scope ?? '', claimed];
   const scriptKeys = [users.key, plan.matched, keys.all('user'), plan.clean.key];
-  // Two to four look-ups a member.
+  // A look-up at most a member, the rest one command a slice (bulk.lua.ts).
   const reply = await inSlices(
     members,
     () => 3,

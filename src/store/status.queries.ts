@@ -51,8 +51,8 @@ return {#ids, n}
 `);
 
 /**
- * Desired identities looked at per script: about a command each, as SLICE_WEIGHT allows the
- * scripts of a sync (script-slices.ts): 1–5 ms of Redis. 2,000 a call held Redis for 4–8 ms at
+ * Desired identities looked at per script: as many as SLICE_WEIGHT gives a slice of the scripts
+ * of a sync (script-slices.ts), in two commands. 2,000 a call held Redis for 4–8 ms at
  * 100,000 users beside a sync, up to 44 ms at 1,000,000; a single intersection (ZINTERCARD) of
  * 1,000,000 holds it for about 0.4 s, every command of every process waiting.
  */

@@ -65,7 +65,8 @@ export class SyncListing {
     private readonly scope = '',
   ) {}
 
-  private claimsClean = false;
+  /** The scripts' claim argument: '1' once claimCleanWhenListed. */
+  private claimArg: '' | '1' = '';
 
   /**
    * The plan walks every stored identity of the run and stages no desired state (its source is the
@@ -74,12 +75,12 @@ export class SyncListing {
    * reads its source may bring new identities that match such an account: it claims at planning.
    */
   claimCleanWhenListed(): void {
-    this.claimsClean = true;
+    this.claimArg = '1';
   }
 
   /** Where the clean users are, and whether their accounts were claimed as their matches. */
   cleanClaims(): CleanClaims {
-    return { key: this.cleanKey(), claimed: this.claimsClean };
+    return { key: this.cleanKey(), claimed: this.claimArg === '1' };
   }
 
   /**
@@ -90,7 +91,7 @@ export class SyncListing {
     kind: IdentityKind,
     resources: readonly Observed[],
   ): Promise<{ added: number; addedManaged: number }> {
-    // About 6 commands a resource.
+    // Six a resource: a look-up, the hashing and its share of the page's commands.
     const counts = await Promise.all(slices(resources, () => 6).map((slice) => this.indexSlice(kind, slice)));
     return {
       added: counts.reduce((sum, c) => sum + c.added, 0),
@@ -119,7 +120,7 @@ export class SyncListing {
       ...familyArgs(this.keys.identityFamily(kind)),
       ...familyArgs(this.keys.docFamily(kind)),
       kind === 'user' ? 'u' : 'g',
-      this.claimsClean ? '1' : '',
+      this.claimArg,
     ];
     const [added, addedManaged] = (await storeCall(() =>
       scripts.index.run(this.redis, keys, [...head, ...args]),
@@ -177,7 +178,7 @@ export class SyncListing {
    */
   async cleanUsers(ids: readonly string[], stagedDocs: string): Promise<boolean[]> {
     const keys = [this.cleanKey(), stagedDocs, this.indexKeys('user')[0]];
-    const head = [...familyArgs(this.keys.identityFamily('user')), this.claimsClean ? '1' : ''];
+    const head = [...familyArgs(this.keys.identityFamily('user')), this.claimArg];
     const flags = await inSlices(
       ids,
       () => 5,

@@ -7,31 +7,29 @@
  * - `bulkRead(command, key, list)`: the replies of `command key …` (HMGET, SMISMEMBER, ZMSCORE), one
  *   per element, in order.
  * - `bulkGet(keys)`: the values of string keys (MGET), false where none.
- * - `bulkWrite(command, key, list)`: runs `command key …` (HSET pairs, SADD, SREM) where the list
- *   is not empty.
+ * - `bulkWrite(command, key, list)`: runs `command key …` (HSET pairs, SADD, SREM, HDEL) where the
+ *   list is not empty.
  */
 export const BULK_CHUNK = 4000;
 
 export const BULK_HELPERS = `
-local function bulkRead(command, key, list)
+local function inChunks(list, call)
   local out = {}
   for from = 1, #list, ${BULK_CHUNK} do
-    local reply = redis.call(command, key, unpack(list, from, math.min(from + ${BULK_CHUNK - 1}, #list)))
-    for i = 1, #reply do out[#out + 1] = reply[i] end
+    local reply = call(unpack(list, from, math.min(from + ${BULK_CHUNK - 1}, #list)))
+    if type(reply) == 'table' then
+      for i = 1, #reply do out[#out + 1] = reply[i] end
+    end
   end
   return out
+end
+local function bulkRead(command, key, list)
+  return inChunks(list, function(...) return redis.call(command, key, ...) end)
 end
 local function bulkGet(keys)
-  local out = {}
-  for from = 1, #keys, ${BULK_CHUNK} do
-    local reply = redis.call('MGET', unpack(keys, from, math.min(from + ${BULK_CHUNK - 1}, #keys)))
-    for i = 1, #reply do out[#out + 1] = reply[i] end
-  end
-  return out
+  return inChunks(keys, function(...) return redis.call('MGET', ...) end)
 end
 local function bulkWrite(command, key, list)
-  for from = 1, #list, ${BULK_CHUNK} do
-    redis.call(command, key, unpack(list, from, math.min(from + ${BULK_CHUNK - 1}, #list)))
-  end
+  inChunks(list, function(...) return redis.call(command, key, ...) end)
 end
 `;
