@@ -163,6 +163,9 @@ describe('the Preview view in Chromium, against a known LDAP directory', () => {
 
   it('shows why a candidate that keeps no user in would be refused, with whom it leaves out', async () => {
     await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Preview' }).click();
+    // The preview before has a candidate form too: fill the new view's, once it has replaced that
+    // page (after reading the inputs), not the old one.
+    await page.locator('#preview-result').waitFor({ state: 'detached' });
     await page
       .getByLabel('Candidate scope and mapping (JSON)')
       .fill(JSON.stringify({ scope: { users: 'false' } }));
