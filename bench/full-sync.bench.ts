@@ -170,7 +170,7 @@ async function measure(run: Run, label: string, pages: number, writes: number): 
     table([
       ['state', result.state],
       ['the file', result.sourceUnchanged ? 'unchanged since the last applied read: not read' : 'read'],
-      ['users found clean (not planned)', result.summary.unchangedClean ?? 0],
+      ['identities found clean (not planned)', result.summary.unchangedClean ?? 0],
       ['wall time', `${wall.toFixed(1)} s`],
       ['request floor', `${floor.toFixed(1)} s (${bound} requests at ${CONCURRENCY} / ${LATENCY_MS} ms)`],
       ['wall / floor', `${(wall / floor).toFixed(2)}×`],

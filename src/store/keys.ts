@@ -21,8 +21,9 @@ export { SCRATCH_TABLES, syncWorkParts, type ScratchTable, type SyncWorkPart } f
  *                              o = owner (scim, events, okta, directory:<name>; domain/desired-change.ts),
  *                              pk = id of the conflict that parks it (not reconciled while set)
  *                              dg = SHA-1 of its desired state and its account's compact form, as
- *                              a full sync found them matching (users): a later sync that finds
- *                              both the same need not plan it (sync-listing.lua.ts)
+ *                              a full sync found them matching: a later sync that finds both the
+ *                              same (and a group's members resolving to the account's) need not
+ *                              plan it (sync-listing.lua.ts)
  *   P:K:d:<id>          string the desired state (compact JSON, domain/canonical.ts); absent: not desired
  *   P:K:x:<id>          string attributes kept for the SCIM server, not managed on the target
  *   P:K:h:<id>          list   capped history, newest first (JSON entries)
@@ -85,9 +86,9 @@ export { SCRATCH_TABLES, syncWorkParts, type ScratchTable, type SyncWorkPart } f
  *                           dirty mark: the platform already matches them)
  *     gone:K         set    ids the source no longer lists: deleted from the desired state
  *     adopt          list   "<kind>\n<id>\n<target id>" matches recorded as managed when applied
- *     clean:written  list   JSON [id, dg]: users the plan found matching whose desired state the run
- *                           writes (staged: a first sync's, a changed source's) — their dg is
- *                           written once it is
+ *     clean:written  list   JSON [id, dg, kind]: identities the plan found matching whose desired
+ *                           state the run writes (staged: a first sync's, a changed source's) —
+ *                           their dg is written once it is
  *     matched        hash   user id → the target id the plan matched, where it differs from the one
  *                           recorded ('' none: to be created); group members are compared through it
  *     park           list   "<kind>\n<id>\n<conflict JSON>": identities parked once written (their

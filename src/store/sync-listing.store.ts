@@ -1,12 +1,11 @@
-import { hash } from 'node:crypto';
 import type { ObservedGroup } from '../domain/group-diff.js';
 import type { IdentityKind } from '../domain/identity.js';
 import { observedName, packObserved, unpackObserved } from '../domain/observed-form.js';
-import { USER_COMPARISON_VERSION, type ObservedUser } from '../domain/user-diff.js';
+import type { ObservedUser } from '../domain/user-diff.js';
 import { familyArgs, type Keys } from './keys.js';
 import { LuaScript } from './lua-script.js';
 import type { CleanClaims } from './desired-state.bulk.js';
-import { CANDIDATES, CLAIM, CLEAN_USERS, INDEX_PAGE, MARK_CLEAN } from './lua/sync-listing.lua.js';
+import { CANDIDATES, CLAIM, INDEX_PAGE } from './lua/sync-listing.lua.js';
 import type { RedisClient } from './redis-connection.js';
 import { storeCall } from './redis-errors.js';
 import { inSlices, slices } from './script-slices.js';
@@ -15,8 +14,6 @@ const scripts = {
   index: new LuaScript(INDEX_PAGE),
   candidates: new LuaScript(CANDIDATES),
   claim: new LuaScript(CLAIM),
-  clean: new LuaScript(CLEAN_USERS),
-  markClean: new LuaScript(MARK_CLEAN),
 };
 
 type Observed = ObservedUser | ObservedGroup;
@@ -171,40 +168,6 @@ export class SyncListing {
     return lists[0] ?? [];
   }
 
-  /**
-   * Of a chunk of users, which the listing found clean (INDEX_PAGE: their desired state and account
-   * as a sync last found them matching) and the run stages no desired state for: claimed as their
-   * matches (by the listing itself after claimCleanWhenListed), counted unchanged without being read.
-   */
-  async cleanUsers(ids: readonly string[], stagedDocs: string): Promise<boolean[]> {
-    const keys = [this.cleanKey(), stagedDocs, this.indexKeys('user')[0]];
-    const head = [...familyArgs(this.keys.identityFamily('user')), this.claimArg];
-    const flags = await inSlices(
-      ids,
-      () => 5,
-      (slice) =>
-        storeCall(() => scripts.clean.run(this.redis, keys, [...head, ...slice])) as Promise<string[]>,
-    );
-    return flags.map((flag) => flag === '1');
-  }
-
-  /**
-   * Records users the plan found matching their listed accounts, by the digest of each one's
-   * desired state and account as compared (cleanDigest), so that the next sync that lists them so
-   * finds them clean. Where an identity is not stored, nothing is recorded for it.
-   */
-  async markClean(users: readonly { id: string; digest: string }[]): Promise<void> {
-    const head = familyArgs(this.keys.identityFamily('user'));
-    const key = this.indexKeys('user')[0];
-    await Promise.all(
-      slices(users, () => 2).map((slice) =>
-        storeCall(() =>
-          scripts.markClean.run(this.redis, [key], [...head, ...slice.flatMap((u) => [u.id, u.digest])]),
-        ),
-      ),
-    );
-  }
-
   /** Listed resources by target id (claimed or not), e.g. a managed identity's, to deprovision. */
   async resources(kind: IdentityKind, targetIds: readonly string[]): Promise<(ListedResource | undefined)[]> {
     if (targetIds.length === 0) return [];
@@ -258,6 +221,11 @@ export class SyncListing {
     return this.keys.syncWork(this.syncId, 'ls:u:clean');
   }
 
+  /** The listing's resources of a kind (ls:K:r). */
+  indexKey(kind: IdentityKind): string {
+    return this.indexKeys(kind)[0];
+  }
+
   private indexKeys(kind: IdentityKind): [string, string, string] {
     const k = kind === 'user' ? 'u' : 'g';
     return [
@@ -286,13 +254,4 @@ function listed(
   if (flag === 'o') return { resource, packed, claimed: true, elsewhere: true, managed: true };
   const managed = flag === 'm' || flag === 'M';
   return { resource, packed, claimed: flag === 'U' || flag === 'M', ...(managed ? { managed } : {}) };
-}
-
-/**
- * What a user found matching its account is recorded clean by (its hash's dg): the SHA-1 of the
- * comparison rules' version, its desired state as stored (canonical JSON) and the account's
- * compact form, as INDEX_PAGE computes it again from what is stored and listed.
- */
-export function cleanDigest(json: string, packed: string): string {
-  return hash('sha1', `${USER_COMPARISON_VERSION}\n${json}\n${packed}`, 'hex');
 }

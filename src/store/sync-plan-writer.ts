@@ -48,11 +48,11 @@ export class SyncPlanWriter {
   }
 
   /**
-   * A user the plan found matching its account, whose desired state the run writes: recorded
+   * An identity the plan found matching its account, whose desired state the run writes: recorded
    * clean once written (its digest: sync-listing.store.ts, cleanDigest).
    */
-  cleanOnceWritten(id: string, digest: string): void {
-    this.push(this.lists, 'clean:written', JSON.stringify([id, digest]));
+  cleanOnceWritten(kind: IdentityKind, id: string, digest: string): void {
+    this.push(this.lists, 'clean:written', JSON.stringify([id, digest, kind]));
   }
 
   /** A user this plan matched to another target id than the recorded one ('' none: to be created). */

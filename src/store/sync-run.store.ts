@@ -16,6 +16,7 @@ import type { Keys } from './keys.js';
 import type { RedisClient } from './redis-connection.js';
 import { storeCall } from './redis-errors.js';
 import { StatusQueries } from './status.queries.js';
+import { SyncCleanChecks } from './sync-clean.store.js';
 import { SyncListing } from './sync-listing.store.js';
 import { SyncPlanWriter, type ParkConflict } from './sync-plan-writer.js';
 import { STAGING_TTL_MS, SyncStaging } from './sync-staging.store.js';
@@ -64,9 +65,13 @@ export interface RemovalCounts {
  * one without a source plans from the desired state itself (every input's). Every call goes
  * through the store's error mapping (a Redis outage is `store_unavailable`).
  */
+/** An identity found matching, and the digest it is recorded clean by. */
+type CleanFound = { id: string; digest: string };
+
 export class SyncRunStore {
   readonly staging: SyncStaging;
   readonly listing: SyncListing;
+  readonly clean: SyncCleanChecks;
   private fromStored = false;
 
   constructor(
@@ -80,6 +85,7 @@ export class SyncRunStore {
   ) {
     this.staging = new SyncStaging(redis, keys, syncId, STAGING_TTL_MS, owner);
     this.listing = new SyncListing(redis, keys, syncId, scope);
+    this.clean = new SyncCleanChecks(redis, keys, this.listing, scope);
   }
 
   /**
@@ -123,20 +129,34 @@ export class SyncRunStore {
 
   /** Of a chunk of users, those the listing found clean and the run stages nothing for. */
   cleanUsers(ids: readonly string[]): Promise<boolean[]> {
-    return this.listing.cleanUsers(ids, this.staging.key('src:u:docs'));
+    return this.clean.users(ids, this.staging.key('src:u:docs'));
   }
 
   /**
-   * Records clean the users the plan found matching whose desired state the commit just wrote
-   * (SyncPlanWriter.cleanOnceWritten).
+   * Of a chunk of groups, those the plan need not read (SyncCleanChecks.groups): once the plan's
+   * users are planned.
+   */
+  cleanGroups(ids: readonly string[]): Promise<boolean[]> {
+    return this.clean.groups(ids, {
+      stagedDocs: this.staging.key('src:g:docs'),
+      users: this.sourceIds('user'),
+      matched: this.staging.key('matched'),
+    });
+  }
+
+  /**
+   * Records clean the identities the plan found matching whose desired state the commit just
+   * wrote (SyncPlanWriter.cleanOnceWritten).
    */
   async markWrittenClean(): Promise<void> {
     for await (const lines of sliceList(this.redis, this.staging.key('clean:written'), BATCH)) {
-      const users = lines.map((line) => {
-        const [id, digest] = JSON.parse(line) as [string, string];
-        return { id, digest };
-      });
-      await this.listing.markClean(users);
+      const found = { user: [] as CleanFound[], group: [] as CleanFound[] };
+      for (const line of lines) {
+        const [id, digest, kind] = JSON.parse(line) as [string, string, IdentityKind?];
+        found[kind ?? 'user'].push({ id, digest });
+      }
+      await this.clean.mark('user', found.user);
+      await this.clean.mark('group', found.group);
     }
   }
 

@@ -1,6 +1,7 @@
 import { platformExternalId, type IdentityKind } from '../domain/identity.js';
 import type { Decision } from '../domain/sync-plan.js';
-import { cleanDigest, type ListedResource, type MatchKeys } from '../store/sync-listing.store.js';
+import { cleanDigest } from '../store/sync-clean.store.js';
+import type { ListedResource, MatchKeys } from '../store/sync-listing.store.js';
 import type { ChunkIdentity } from '../store/sync-run.store.js';
 import type { FullSyncDeps } from './full-sync.context.js';
 import type { LinkTally } from './link-tally.js';
@@ -97,14 +98,14 @@ export async function planSource<I extends Identity, X, R extends Observed>(
         decide: (found) => rules.decide(entry, found),
       });
       if (decision) rules.decided(sink, entry, decision);
-      const clean = kind === 'user' && marksClean(ctx) && decision && found(entry.item, decision, listed);
-      if (clean && entry.item.staged) sink.writer.cleanOnceWritten(clean.id, clean.digest);
+      const clean = marksClean(ctx) && decision && found(kind, entry.item, decision, listed);
+      if (clean && entry.item.staged) sink.writer.cleanOnceWritten(kind, clean.id, clean.digest);
       else if (clean) matching.push(clean);
     }
     ctx.claimedUnmanaged[kind] += await run.store.listing.claim(kind, sink.claims.toWrite());
     recent.push(sink.claims.mine());
     await sink.writer.flush();
-    if (matching.length > 0) await run.store.listing.markClean(matching);
+    if (matching.length > 0) await run.store.clean.mark(kind, matching);
     await ctx.onChunk?.(ids.length, read.length);
   });
 }
@@ -147,13 +148,15 @@ async function fetchChunk<I extends Identity, X, R extends Observed>(
 }
 
 /**
- * Users are skipped when the listing found them clean (sync-listing.lua.ts INDEX_PAGE): their
- * desired state and account as a sync last found them matching. Not in a link-only run, which
- * lists every match it records.
+ * Identities the plan need not read: users the listing found clean (sync-listing.lua.ts
+ * INDEX_PAGE), groups found clean once the users are planned (CLEAN_GROUPS) — their desired state
+ * and account as a sync last found them matching. Not in a link-only run, which lists every match
+ * it records.
  */
 async function notClean(ctx: MergeContext, kind: IdentityKind, ids: string[]): Promise<string[]> {
-  if (kind !== 'user' || ctx.link) return ids;
-  const clean = await ctx.run.store.cleanUsers(ids);
+  if (ctx.link) return ids;
+  const { store } = ctx.run;
+  const clean = await (kind === 'user' ? store.cleanUsers(ids) : store.cleanGroups(ids));
   return ids.filter((_, i) => !clean[i]);
 }
 
@@ -170,6 +173,7 @@ type Clean = { id: string; digest: string };
  * desired state).
  */
 function found(
+  kind: IdentityKind,
   item: Desired,
   decision: Decision,
   listed: readonly (ListedResource | undefined)[],
@@ -180,7 +184,7 @@ function found(
   const recorded = managed && targetId === matched;
   if (!recorded && decision.adoption?.targetId !== matched) return undefined;
   const account = listed.find((candidate) => candidate?.resource.id === matched);
-  return account && { id: item.id, digest: cleanDigest(item.json, account.packed) };
+  return account && { id: item.id, digest: cleanDigest(kind, item.json, account.packed) };
 }
 
 /** What an identity is looked up by in the listing, in matching order (SPEC §6). */

@@ -7,7 +7,8 @@ import { packObserved } from '../../src/domain/observed-form.js';
 import { readListedUser } from '../../src/platform/platform-resources.js';
 import type { ObservedUser } from '../../src/domain/user-diff.js';
 import { memberTargets } from '../../src/store/desired-state.bulk.js';
-import { cleanDigest, SyncListing } from '../../src/store/sync-listing.store.js';
+import { cleanDigest, SyncCleanChecks } from '../../src/store/sync-clean.store.js';
+import { SyncListing } from '../../src/store/sync-listing.store.js';
 import { startEngine, startTarget, type EngineFixture } from '../support/engine.js';
 import { uniquePrefix } from '../support/redis.js';
 import {
@@ -25,7 +26,8 @@ import {
 // checked: the second bridge's first sync adopts the accounts that match and records them as found
 // matching (so that its next sync need not plan them), but not the one it had to update; a change
 // made afterwards — on the platform, or in the file — is still caught by the next sync, while the
-// users found as they were recorded are counted without being planned (summary.unchangedClean).
+// users and groups found as they were recorded are counted without being planned
+// (summary.unchangedClean).
 const ADMIN = 'admin-token-sync-adopts-clean';
 const auth = { Authorization: `Bearer ${ADMIN}` };
 const IDS = ['ada', 'grace', 'alan'] as const;
@@ -49,7 +51,7 @@ interface SyncRecord {
       users: Record<'linked' | 'unmatchedInSource' | 'unmatchedOnPlatform' | 'ambiguous', number>;
     };
   };
-  /** unchangedClean: the users counted unchanged without being planned (found clean). */
+  /** unchangedClean: the identities counted unchanged without being planned (found clean). */
   summary: { unchangedClean: number };
   sourceUnchanged?: true;
 }
@@ -83,6 +85,11 @@ describe("a fresh bridge's first sync over a provisioned platform", () => {
   });
 
   const sync = (body: object = {}) => completedSync<SyncRecord>(engine, auth, body);
+  /** Of users, those a plan finds clean in a listing (as SyncRunStore asks it). */
+  const cleanUsersOf = (listing: SyncListing, ids: string[], stagedDocs: string) => {
+    const { redis, keys } = engine.bridge.store;
+    return new SyncCleanChecks(redis, keys, listing, 'directory:directory').users(ids, stagedDocs);
+  };
   const platformUser = (id: string) => target.findUserByUserName(`${id}@example.com`)!;
   const name = (id: string) => `${platformUser(id).name?.givenName} ${platformUser(id).name?.familyName}`;
   const writes = () => platformWrites(target);
@@ -99,7 +106,7 @@ describe("a fresh bridge's first sync over a provisioned platform", () => {
     ]);
     if (dg === null || doc === null) return false;
     const account = packObserved('user', readListedUser(JSON.parse(JSON.stringify(platformUser(id)))));
-    return dg === cleanDigest(doc, account);
+    return dg === cleanDigest('user', doc, account);
   };
 
   it('starts from a platform another bridge provisioned', async () => {
@@ -129,8 +136,9 @@ describe("a fresh bridge's first sync over a provisioned platform", () => {
     expect(record.sourceUnchanged).toBe(true);
     expect(record.plan.users).toMatchObject({ ...none, update: 1 });
     expect(record.plan.changes).toMatchObject([{ kind: 'user', id: 'ada', action: 'update' }]);
-    // grace, as recorded; alan had no record yet (updated by the first sync): planned, found matching.
-    expect(record.summary.unchangedClean).toBe(1);
+    // grace, as recorded, and the group eng (adopted and recorded by the first sync); alan had no
+    // record yet (updated by the first sync): planned, found matching.
+    expect(record.summary.unchangedClean).toBe(1 + 1);
     expect(IDS.map(name)).toEqual(['Ada Lovelace', 'Grace Hopper', 'Alan Turing']);
     expect(writes()).toEqual([expect.stringMatching(/^(PATCH|PUT) \/Users\/:id$/)]);
   });
@@ -142,8 +150,9 @@ describe("a fresh bridge's first sync over a provisioned platform", () => {
     expect(record.sourceUnchanged).toBeUndefined();
     expect(record.plan.users).toMatchObject({ ...none, update: 1 });
     expect(record.plan.changes).toMatchObject([{ kind: 'user', id: 'grace', action: 'update' }]);
-    // ada's account set back as its record has it, and alan's: both counted without being planned.
-    expect(record.summary.unchangedClean).toBe(2);
+    // ada's account set back as its record has it, and alan's: both counted without being planned,
+    // as eng (the file left it as it was).
+    expect(record.summary.unchangedClean).toBe(2 + 1);
     expect(IDS.map(name)).toEqual(['Ada Lovelace', 'Grace Hooper', 'Alan Turing']);
   });
 
@@ -155,7 +164,8 @@ describe("a fresh bridge's first sync over a provisioned platform", () => {
     const record = await sync();
     expect(record.sourceUnchanged).toBeUndefined();
     expect(record.plan.users).toMatchObject(none);
-    expect(record.summary.unchangedClean).toBe(1);
+    // ada, and eng.
+    expect(record.summary.unchangedClean).toBe(1 + 1);
     expect(writes()).toEqual([]);
     expect(await Promise.all(IDS.map(foundMatching))).toEqual([true, true, true]);
   });
@@ -165,7 +175,7 @@ describe("a fresh bridge's first sync over a provisioned platform", () => {
     expect(record.sourceUnchanged).toBe(true);
     expect(record.plan.users).toMatchObject(none);
     expect(record.plan.groups).toMatchObject(none);
-    expect(record.summary.unchangedClean).toBe(3);
+    expect(record.summary.unchangedClean).toBe(3 + 1);
     expect(writes()).toEqual([]);
     expect(IDS.map(name)).toEqual(['Ada Lovelace', 'Grace Hooper', 'Alan Mathison']);
   });
@@ -189,7 +199,7 @@ describe("a fresh bridge's first sync over a provisioned platform", () => {
     const clean = async (syncId: string, pages: ObservedUser[][]) => {
       const listing = new SyncListing(redis, keys, syncId, 'directory:directory');
       for (const page of pages) await listing.indexPage('user', page);
-      return listing.cleanUsers(['ada'], keys.syncWork(syncId, 'src:u:docs'));
+      return cleanUsersOf(listing, ['ada'], keys.syncWork(syncId, 'src:u:docs'));
     };
     const listed = readListedUser(JSON.parse(JSON.stringify(platformUser('ada'))));
     const changed = { ...listed, name: { givenName: 'Changed', familyName: 'Lovelace' } };
@@ -213,7 +223,7 @@ describe("a fresh bridge's first sync over a provisioned platform", () => {
       const claimedWhenListed = (await listing.resources('user', [listed.id]))[0]?.claimed;
       const docs = keys.syncWork(syncId, 'src:u:docs');
       if (staged) await redis.hset(docs, 'ada', '{}');
-      const [clean] = await listing.cleanUsers(['ada'], docs);
+      const [clean] = await cleanUsersOf(listing, ['ada'], docs);
       const claimedWhenPlanned = (await listing.resources('user', [listed.id]))[0]?.claimed;
       // The account the plan takes as the user's match (a group's member: MEMBER_TARGETS).
       const matchedAs = await redis.hget(listing.cleanClaims().key, 'ada');
@@ -250,7 +260,7 @@ describe("a fresh bridge's first sync over a provisioned platform", () => {
       listing.claimCleanWhenListed();
       for (const page of [[stale], [listed], [stale]]) await listing.indexPage('user', page);
       expect((await listing.resources('user', [listed.id]))[0]?.claimed).toBe(false);
-      expect(await listing.cleanUsers(['ada'], keys.syncWork('claims-given-back', 'src:u:docs'))).toEqual([
+      expect(await cleanUsersOf(listing, ['ada'], keys.syncWork('claims-given-back', 'src:u:docs'))).toEqual([
         false,
       ]);
     } finally {
@@ -283,7 +293,7 @@ describe("a fresh bridge's first sync over a provisioned platform", () => {
       // Staged after all: the account the listing claimed is the one given back.
       const docs = keys.syncWork(syncId, 'src:u:docs');
       await redis.hset(docs, 'ada', '{}');
-      expect(await listing.cleanUsers(['ada'], docs)).toEqual([false]);
+      expect(await cleanUsersOf(listing, ['ada'], docs)).toEqual([false]);
       expect((await listing.resources('user', [listed.id]))[0]?.claimed).toBe(false);
       await redis.del(docs);
     } finally {

@@ -1,5 +1,5 @@
-import { USER_COMPARISON_VERSION } from '../../domain/user-diff.js';
 import { BULK_HELPERS } from './bulk.lua.js';
+import { DIGEST_PREFIX } from './sync-clean.lua.js';
 
 /**
  * Lua scripts of a full sync's index of the platform's listing (src/store/sync-listing.store.ts;
@@ -67,7 +67,7 @@ local docs = bulkGet(docKeys)
 local isClean = {}
 for j, i in ipairs(maybe) do
   local doc = docs[j]
-  isClean[i] = doc and marks[i] == redis.sha1hex('${USER_COMPARISON_VERSION}\\n' .. doc .. '\\n' .. packs[i])
+  isClean[i] = doc and marks[i] == redis.sha1hex('${DIGEST_PREFIX.user}\\n' .. doc .. '\\n' .. packs[i])
 end
 -- An id listed before (on an earlier page, or earlier on this one) is not new, and its holder is
 -- never clean: the last word on a holder decides whether it is in ls:u:clean.
@@ -195,81 +195,4 @@ for _, id in ipairs(ARGV) do
   end
 end
 return unmanaged
-`;
-
-/**
- * Of a chunk of users, those the listing found clean (INDEX_PAGE) and the run stages no desired
- * state for: their accounts are claimed as their matches, as CANDIDATES claims a recorded target
- * id; '1' each, else '' (one whose account an earlier match took is planned as any other). With
- * ARGV[3] '1' the listing claimed them already (INDEX_PAGE's claim): they are only counted, and
- * one whose desired state is staged after all leaves ls:u:clean and gives back unclaimed the
- * account the listing claimed for it (its current target id may have moved since). KEYS [1]
- * ls:u:clean, [2] src:u:docs, [3] ls:u:r. ARGV [1..2] the family of user identity hashes, [3] the
- * claim ('1' or ''), then the ids.
- */
-export const CLEAN_USERS = `
-local stem, suffix, claimed = ARGV[1], ARGV[2], ARGV[3] == '1'
-${BULK_HELPERS}
-local ids = {}
-for i = 4, #ARGV do ids[#ids + 1] = ARGV[i] end
-local found = bulkRead('HMGET', KEYS[1], ids)
-local staged = bulkRead('HMGET', KEYS[2], ids)
-local out, targets, at, back = {}, {}, {}, {}
-for i = 1, #ids do
-  out[i] = ''
-  if found[i] and claimed then
-    if staged[i] then
-      -- Claimed by the listing, yet staged after all: the account it claimed is given back, for
-      -- the user's plan to match as any other's.
-      targets[#targets + 1] = found[i]
-      at[#targets] = i
-      back[#back + 1] = ids[i]
-    else
-      out[i] = '1'
-    end
-  elseif found[i] and not staged[i] then
-    local t = redis.call('HGET', stem .. ids[i] .. suffix, 't')
-    if t then
-      targets[#targets + 1] = t
-      at[#targets] = i
-    end
-  end
-end
-local entries = bulkRead('HMGET', KEYS[3], targets)
-local writes, taken = {}, {}
-for j, t in ipairs(targets) do
-  local entry = entries[j]
-  local flag = entry and string.sub(entry, 1, 1)
-  if claimed then
-    if flag == 'M' then
-      writes[#writes + 1] = t
-      writes[#writes + 1] = 'm' .. string.sub(entry, 2)
-    end
-  elseif flag == 'm' and not taken[t] then
-    taken[t] = true
-    writes[#writes + 1] = t
-    writes[#writes + 1] = 'M' .. string.sub(entry, 2)
-    out[at[j]] = '1'
-  end
-end
-bulkWrite('HSET', KEYS[3], writes)
-bulkWrite('HDEL', KEYS[1], back)
-return out
-`;
-
-/**
- * Records the users a plan found matching their accounts as listed: their dg, the SHA-1 of their
- * desired state and the account's compact form as the plan compared them (cleanDigest in
- * sync-listing.store.ts), which INDEX_PAGE computes again from what is stored and listed then —
- * so a dg that no longer fits either finds nobody clean. Each only where the identity exists (a
- * first sync records them once it wrote them). KEYS [1] ls:u:r (routes the call). ARGV [1..2] the
- * family of user identity hashes, then per user: id, dg.
- */
-export const MARK_CLEAN = `
-local stem, suffix = ARGV[1], ARGV[2]
-for i = 3, #ARGV, 2 do
-  local key = stem .. ARGV[i] .. suffix
-  if redis.call('EXISTS', key) == 1 then redis.call('HSET', key, 'dg', ARGV[i + 1]) end
-end
-return 0
 `;
