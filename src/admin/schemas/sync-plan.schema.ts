@@ -139,7 +139,7 @@ export const SyncSummary = answer(
     unchanged: count(),
     unchangedClean: count().optional().meta({
       description:
-        'Of `unchanged`, the users found as the last sync that compared them found them — desired state and account both the same — counted without being planned.',
+        "Of `unchanged`, the users and groups found as the last sync that compared them found them — desired state and account both the same, and a group's members still those of its account — counted without being planned.",
     }),
     failed: count(),
     linked: linkCount('A link-only run: identities linked (recorded as managed).'),
