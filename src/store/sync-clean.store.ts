@@ -16,8 +16,11 @@ const scripts = {
 
 /** Group members a CLEAN_GROUPS call may resolve: a call stays within a few milliseconds of Redis. */
 const GROUP_MEMBERS_PER_CALL = 2000;
-/** A group's weight in a slice of CLEAN_GROUPS (script-slices.ts): its reads and about 20 members. */
-const GROUP_CHECK_WEIGHT = 25;
+/**
+ * A group's weight in a slice of CLEAN_GROUPS (script-slices.ts): its reads and its members' (20
+ * in the bench's directory), so that a call holds Redis for 1–3 ms.
+ */
+const GROUP_CHECK_WEIGHT = 50;
 
 /** Where CLEAN_GROUPS finds the run's staged groups, its source's users and its plan's matches. */
 export interface GroupPlanKeys {

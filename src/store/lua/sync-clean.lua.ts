@@ -116,29 +116,43 @@ local stem, suffix, docStem, docSuffix = ARGV[1], ARGV[2], ARGV[3], ARGV[4]
 local memStem, memSuffix, userStem, userSuffix = ARGV[5], ARGV[6], ARGV[7], ARGV[8]
 local scope, mode, claim, budget = ARGV[9], ARGV[10], ARGV[11] == '1', tonumber(ARGV[12])
 ${BULK_HELPERS}
--- Each member's target id as the plan compares it, or false when one is not a source user with one.
-local function targetsOf(members)
-  local inSource = bulkRead(mode == 'h' and 'HMGET' or 'ZMSCORE', source, members)
-  local over = bulkRead('HMGET', matched, members)
+-- Each member's target id as the plan compares it, false where it is no source user with one. A
+-- user whose account the listing claimed (claim) is a desired identity of the run's owner, so one
+-- of its source: only the others are looked up there.
+local function resolve(members)
+  local over = redis.call('EXISTS', matched) == 1 and bulkRead('HMGET', matched, members) or {}
   local claimed = claim and bulkRead('HMGET', clean, members) or {}
-  local want, n = {}, 0
+  local ask, at = {}, {}
   for j, member in ipairs(members) do
-    if not inSource[j] then return false end
-    local t = over[j] or claimed[j] or redis.call('HGET', userStem .. member .. userSuffix, 't') or ''
-    if t == '' then return false end
+    if not claimed[j] then
+      ask[#ask + 1] = member
+      at[#ask] = j
+    end
+  end
+  local outside = {}
+  for k, known in ipairs(bulkRead(mode == 'h' and 'HMGET' or 'ZMSCORE', source, ask)) do
+    if not known then outside[at[k]] = true end
+  end
+  local targets = {}
+  for j, member in ipairs(members) do
+    local t = not outside[j] and (over[j] or claimed[j] or redis.call('HGET', userStem .. member .. userSuffix, 't'))
+    targets[j] = t and t ~= '' and t
+  end
+  return targets
+end
+-- The account's members are the members' target ids, as sets (diffGroup compares them so).
+local function sameMembers(targets, from, to, packed)
+  local want, n = {}, 0
+  for j = from, to do
+    local t = targets[j]
+    if not t then return false end
     if not want[t] then
       want[t] = true
       n = n + 1
     end
   end
-  return want, n
-end
--- The account's members are the members' target ids, as sets (diffGroup compares them so).
-local function sameMembers(members, packed)
   local ok, form = pcall(cjson.decode, packed)
   if not ok or type(form) ~= 'table' or type(form[3]) ~= 'table' then return false end
-  local want, n = targetsOf(members)
-  if not want then return false end
   local have, k = {}, 0
   for _, value in ipairs(form[3]) do
     if not want[value] then return false end
@@ -149,37 +163,53 @@ local function sameMembers(members, packed)
   end
   return k == n
 end
-local function isClean(id)
-  local h = redis.call('HMGET', stem .. id .. suffix, 'o', 'dg', 't', 'pk', 'pc')
-  local t = h[3]
-  if not h[2] or not t or h[4] or h[5] or (scope ~= '' and h[1] ~= scope) then return false end
-  if redis.call('HGET', tids, t) ~= id then return false end
-  local entry = redis.call('HGET', listed, t)
-  if not entry or string.sub(entry, 1, 1) ~= 'm' then return false end
-  local packed = string.sub(entry, 2)
-  local doc = redis.call('GET', docStem .. id .. docSuffix)
-  if not doc or h[2] ~= redis.sha1hex('${DIGEST_PREFIX.group}\\n' .. doc .. '\\n' .. packed) then return false end
-  local members = memStem .. id .. memSuffix
-  local size = redis.call('SCARD', members)
-  if size > budget then return false end
-  budget = budget - size
-  if not sameMembers(redis.call('SMEMBERS', members), packed) then return false end
-  return t, entry
-end
 local ids = {}
 for i = 13, #ARGV do ids[#ids + 1] = ARGV[i] end
+-- Groups that may be clean: managed, not staged, recorded clean, of the run's owner.
 local isStaged = bulkRead('HMGET', staged, ids)
 local isManaged = bulkRead('SMISMEMBER', managed, ids)
-local out, claims = {}, {}
+local open, marks, targets = {}, {}, {}
 for i, id in ipairs(ids) do
-  out[i] = ''
   if not isStaged[i] and isManaged[i] == 1 then
-    local t, entry = isClean(id)
-    if t then
-      out[i] = '1'
-      claims[#claims + 1] = t
-      claims[#claims + 1] = 'M' .. string.sub(entry, 2)
+    local h = redis.call('HMGET', stem .. id .. suffix, 'o', 'dg', 't', 'pk', 'pc')
+    if h[2] and h[3] and not h[4] and not h[5] and (scope == '' or h[1] == scope) then
+      open[#open + 1] = i
+      marks[#open] = h[2]
+      targets[#open] = h[3]
     end
+  end
+end
+-- Of them, those whose own account is listed unclaimed, it and their desired state as recorded.
+local holders = bulkRead('HMGET', tids, targets)
+local entries = bulkRead('HMGET', listed, targets)
+local docKeys = {}
+for j, i in ipairs(open) do docKeys[j] = docStem .. ids[i] .. docSuffix end
+local docs = bulkGet(docKeys)
+local found, members = {}, {}
+for j, i in ipairs(open) do
+  local entry, doc = entries[j], docs[j]
+  local packed = entry and string.sub(entry, 2)
+  if holders[j] == ids[i] and entry and string.sub(entry, 1, 1) == 'm' and doc
+    and marks[j] == redis.sha1hex('${DIGEST_PREFIX.group}\\n' .. doc .. '\\n' .. packed) then
+    local key = memStem .. ids[i] .. memSuffix
+    local size = redis.call('SCARD', key)
+    if size <= budget then
+      budget = budget - size
+      found[#found + 1] = {i, targets[j], packed, #members + 1, #members + size}
+      for _, member in ipairs(redis.call('SMEMBERS', key)) do members[#members + 1] = member end
+    end
+  end
+end
+-- Of them, those whose members resolve to the account's: their accounts claimed as their matches.
+local resolved = resolve(members)
+local out, claims = {}, {}
+for i = 1, #ids do out[i] = '' end
+for _, g in ipairs(found) do
+  local i, t, packed, from, to = g[1], g[2], g[3], g[4], g[5]
+  if sameMembers(resolved, from, to, packed) then
+    out[i] = '1'
+    claims[#claims + 1] = t
+    claims[#claims + 1] = 'M' .. packed
   end
 end
 bulkWrite('HSET', listed, claims)
