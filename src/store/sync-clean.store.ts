@@ -1,5 +1,6 @@
 import { hash } from 'node:crypto';
 import type { IdentityKind } from '../domain/identity.js';
+import type { SourceIds } from './desired-state.bulk.js';
 import { familyArgs, type Keys } from './keys.js';
 import { LuaScript } from './lua-script.js';
 import { CLEAN_GROUPS, CLEAN_USERS, DIGEST_PREFIX, MARK_CLEAN } from './lua/sync-clean.lua.js';
@@ -27,7 +28,7 @@ export interface GroupPlanKeys {
   /** src:g:docs. */
   stagedDocs: string;
   /** The source's users (as MEMBER_TARGETS reads them). */
-  users: { key: string; mode: 'h' | 'z' };
+  users: SourceIds;
   /** The plan's matched hash. */
   matched: string;
 }
@@ -49,7 +50,8 @@ export class SyncCleanChecks {
   /**
    * Of a chunk of users, which the listing found clean (INDEX_PAGE: their desired state and account
    * as a sync last found them matching) and the run stages no desired state for: claimed as their
-   * matches (by the listing itself after SyncListing.claimCleanWhenListed), counted unchanged without being read.
+   * matches (by the listing itself after SyncListing.claimCleanWhenListed), counted unchanged
+   * without being read.
    */
   async users(ids: readonly string[], stagedDocs: string): Promise<boolean[]> {
     const keys = [this.claims().key, stagedDocs, this.listing.indexKey('user')];

@@ -213,6 +213,27 @@ describe("a fresh bridge's first sync over a provisioned platform", () => {
     expect(await twice.indexPage('user', [listed, listed])).toEqual({ added: 1, addedManaged: 1 });
   });
 
+  it('never finds clean, in a sync of one input, a user stored before owners existed', async () => {
+    // Its groups are compared through the accounts the listing claims (CLEAN_GROUPS): a user it
+    // finds clean is one of the input's own.
+    const { redis, keys } = engine.bridge.store;
+    const listed = readListedUser(JSON.parse(JSON.stringify(platformUser('ada'))));
+    const owner = await redis.hget(keys.identity('user', 'ada'), 'o');
+    await redis.hdel(keys.identity('user', 'ada'), 'o');
+    try {
+      const clean = async (syncId: string, scope?: string) => {
+        const listing = new SyncListing(redis, keys, syncId, scope);
+        await listing.indexPage('user', [listed]);
+        const checks = new SyncCleanChecks(redis, keys, listing, scope);
+        return checks.users(['ada'], keys.syncWork(syncId, 'src:u:docs'));
+      };
+      expect(await clean('ownerless-of-an-input', 'directory:directory')).toEqual([false]);
+      expect(await clean('ownerless-of-any-input')).toEqual([true]);
+    } finally {
+      await redis.hset(keys.identity('user', 'ada'), 'o', owner ?? 'directory:directory');
+    }
+  });
+
   it('claims a clean account as the listing indexes it when the plan walks the stored identities', async () => {
     const { redis, keys } = engine.bridge.store;
     const listed = readListedUser(JSON.parse(JSON.stringify(platformUser('ada'))));

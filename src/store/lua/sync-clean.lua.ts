@@ -116,9 +116,10 @@ local stem, suffix, docStem, docSuffix = ARGV[1], ARGV[2], ARGV[3], ARGV[4]
 local memStem, memSuffix, userStem, userSuffix = ARGV[5], ARGV[6], ARGV[7], ARGV[8]
 local scope, mode, claim, budget = ARGV[9], ARGV[10], ARGV[11] == '1', tonumber(ARGV[12])
 ${BULK_HELPERS}
--- Each member's target id as the plan compares it, false where it is no source user with one. A
--- user whose account the listing claimed (claim) is a desired identity of the run's owner, so one
--- of its source: only the others are looked up there.
+-- Each member's target id as the plan compares it (MEMBER_TARGETS: its match in this plan, the
+-- account the listing claimed for it, else its recorded one), false where it is no user of the
+-- run's source or has none. A user whose account the listing claimed (claim) is a desired identity
+-- of the run's owner (INDEX_PAGE), so one of its source: only the others are looked up there.
 local function resolve(members)
   local over = redis.call('EXISTS', matched) == 1 and bulkRead('HMGET', matched, members) or {}
   local claimed = claim and bulkRead('HMGET', clean, members) or {}

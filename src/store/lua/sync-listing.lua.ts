@@ -12,17 +12,19 @@ import { DIGEST_PREFIX } from './sync-clean.lua.js';
 /**
  * Indexes one page. KEYS [1] ls:K:r, [2] ls:K:x, [3] ls:K:n, [4] P:K:tid, [5] P:K:managed, [6]
  * ls:u:clean. ARGV [1] the owner the sync writes as ('' none: every input's), [2..3] the family of
- * identity hashes of the kind, [4..5] of their docs, [6] the kind ('u' or 'g': only users are found
- * clean), [7] the claim ('1': the plan walks every stored identity and stages none, so a clean
- * user's account is claimed here, as its match in the plan), then per resource: target id,
- * externalId ('' none), lower-cased name, compact form. A managed user of the sync's owner whose
- * stored desired state and listed form are those its hash's dg recorded (MARK_CLEAN: with the
- * version of the comparison rules, domain/user-diff.ts), not parked and with no create pending, is
- * clean: it goes to ls:u:clean (its id → the listed target id), and the plan counts it unchanged
- * without reading it (CLEAN_USERS) — unless its account is listed twice (a page shifted under the
- * listing): then it is planned, and an account an earlier page claimed for it is given back. One
- * command covers the page where it can (bulk.lua.ts). Returns {resources new to the index, of them
- * the managed identities' targets (any input's)}.
+ * identity hashes of the kind, [4..5] of their docs, [6] the kind ('u' or 'g': users are found clean
+ * here, groups once the plan's users are planned, sync-clean.lua.ts), [7] the claim ('1': the plan
+ * walks every stored identity and stages none, so a clean user's account is claimed here, as its
+ * match in the plan), then per resource: target id, externalId ('' none), lower-cased name,
+ * compact form. A managed user whose recorded owner is the sync's (one stored before owners existed
+ * is planned), or of any input when the sync writes as none, whose stored desired state and listed
+ * form are those its hash's dg recorded (MARK_CLEAN: with the version of the comparison rules,
+ * domain/user-diff.ts), not parked and with no create pending, is clean: it goes to ls:u:clean (its
+ * id → the listed target id), and the plan counts it unchanged without reading it (CLEAN_USERS) —
+ * unless its account is listed twice (a page shifted under the listing): then it is planned, and an
+ * account an earlier page claimed for it is given back. One command covers the page where it can
+ * (bulk.lua.ts). Returns {resources new to the index, of them the managed identities' targets (any
+ * input's)}.
  */
 export const INDEX_PAGE = `
 local listed, byExternalId, byName, targetIds, managed, clean = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[6]
@@ -55,7 +57,7 @@ for i = 1, #ids do
       local h = redis.call('HMGET', stem .. holder .. suffix, 'o', 'dg', 't', 'pk', 'pc')
       if scope ~= '' and h[1] and h[1] ~= scope then
         flags[i] = 'o'
-      elseif users and h[2] and h[3] == ids[i] and not h[4] and not h[5] then
+      elseif users and h[2] and h[3] == ids[i] and not h[4] and not h[5] and (scope == '' or h[1]) then
         maybe[#maybe + 1] = i
         marks[i] = h[2]
         docKeys[#docKeys + 1] = docStem .. holder .. docSuffix
