@@ -58,6 +58,9 @@ export interface RemovalCounts {
   managedDesired: number;
 }
 
+/** An identity found matching, and the digest it is recorded clean by. */
+type CleanFound = { id: string; digest: string };
+
 /**
  * The store side of one full sync (keys.ts, P:sync:<id>:…): its staging of the source, its index of
  * the platform's listing, the plan it writes and reads back, and the reads of the desired state a
@@ -65,9 +68,6 @@ export interface RemovalCounts {
  * one without a source plans from the desired state itself (every input's). Every call goes
  * through the store's error mapping (a Redis outage is `store_unavailable`).
  */
-/** An identity found matching, and the digest it is recorded clean by. */
-type CleanFound = { id: string; digest: string };
-
 export class SyncRunStore {
   readonly staging: SyncStaging;
   readonly listing: SyncListing;
