@@ -77,7 +77,8 @@ export { SCRATCH_TABLES, syncWorkParts, type ScratchTable, type SyncWorkPart } f
  *     src:scratch:T  hash   a source's table while it reads (T = userdn: an LDAP DN's key → user id)
  *     ls:K:r         hash   the platform's listing: target id → flags (claimed by a match; a managed
  *                           identity's) + the resource's compact form (domain/observed-form.ts)
- *     ls:K:x, ls:K:n hash   externalId, lower-cased userName / displayName → target id
+ *     ls:K:x, ls:K:n hash   externalId, lower-cased userName / displayName → target id (not the
+ *                           account the listing claimed for a clean user: none other may match it)
  *     ls:u:clean     hash   managed users whose listed account is as the last sync that found it
  *                           matching saw it (their hash's dg) → that account's target id: the
  *                           plan counts them unchanged

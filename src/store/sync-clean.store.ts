@@ -56,12 +56,21 @@ export class SyncCleanChecks {
   async users(ids: readonly string[], stagedDocs: string): Promise<boolean[]> {
     const keys = [this.claims().key, stagedDocs, this.listing.indexKey('user')];
     const head = [...familyArgs(this.keys.identityFamily('user')), this.claimArg()];
+    const given: string[] = [];
     const flags = await inSlices(
       ids,
       () => 5,
-      (slice) =>
-        storeCall(() => scripts.users.run(this.redis, keys, [...head, ...slice])) as Promise<string[]>,
+      async (slice) => {
+        const reply = (await storeCall(() => scripts.users.run(this.redis, keys, [...head, ...slice]))) as [
+          string[],
+          string[],
+        ];
+        given.push(...reply[1]);
+        return reply[0];
+      },
     );
+    // Accounts given back before their users' candidates are looked up.
+    await this.listing.reindex('user', given);
     return flags.map((flag) => flag === '1');
   }
 

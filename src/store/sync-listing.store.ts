@@ -119,10 +119,33 @@ export class SyncListing {
       kind === 'user' ? 'u' : 'g',
       this.claimArg,
     ];
-    const [added, addedManaged] = (await storeCall(() =>
+    const [added, addedManaged, given] = (await storeCall(() =>
       scripts.index.run(this.redis, keys, [...head, ...args]),
-    )) as number[];
-    return { added: added ?? 0, addedManaged: addedManaged ?? 0 };
+    )) as [number, number, string[]];
+    await this.reindex(kind, given);
+    return { added, addedManaged };
+  }
+
+  /**
+   * Indexes by externalId and name listed accounts a claim gave back (INDEX_PAGE leaves the account
+   * it claims for a clean user out of those indexes: no other identity may match it meanwhile).
+   */
+  async reindex(kind: IdentityKind, targetIds: readonly string[]): Promise<void> {
+    if (targetIds.length === 0) return;
+    const [, byExternalId, byName] = this.indexKeys(kind);
+    const found = await this.resources(kind, targetIds);
+    const externalIds: string[] = [];
+    const names: string[] = [];
+    for (const account of found) {
+      if (!account) continue;
+      const { resource } = account;
+      if (resource.externalId) externalIds.push(resource.externalId, resource.id);
+      names.push(observedName(kind, resource), resource.id);
+    }
+    await storeCall(async () => {
+      if (externalIds.length > 0) await this.redis.hset(byExternalId, ...externalIds);
+      if (names.length > 0) await this.redis.hset(byName, ...names);
+    });
   }
 
   /**

@@ -85,6 +85,16 @@ describe("a fresh bridge's first sync over a provisioned platform", () => {
   });
 
   const sync = (body: object = {}) => completedSync<SyncRecord>(engine, auth, body);
+  /**
+   * Whether another identity with ada's externalId and userName could match ada's listed account
+   * (a candidate no match claimed): not while a claim holds it, again once the claim is given back.
+   */
+  const usable = async (listing: SyncListing) => {
+    const account = platformUser('ada');
+    const lookup = { externalId: account.externalId ?? '', name: account.userName.toLowerCase() };
+    const candidates = await listing.more('user', lookup);
+    return { usableByOthers: candidates.some((c) => c?.resource.id === account.id && !c.claimed) };
+  };
   /** Of users, those a plan finds clean in a listing (as SyncRunStore asks it). */
   const cleanUsersOf = (listing: SyncListing, ids: string[], stagedDocs: string) => {
     const { redis, keys } = engine.bridge.store;
@@ -249,13 +259,14 @@ describe("a fresh bridge's first sync over a provisioned platform", () => {
       // The account the plan takes as the user's match (a group's member: MEMBER_TARGETS).
       const matchedAs = await redis.hget(listing.cleanClaims().key, 'ada');
       await redis.del(docs);
-      return { claimedWhenListed, clean, claimedWhenPlanned, matchedAs };
+      return { claimedWhenListed, clean, claimedWhenPlanned, matchedAs, ...(await usable(listing)) };
     };
     const both = (claimed: boolean, clean: boolean) => ({
       claimedWhenListed: claimed,
       clean,
       claimedWhenPlanned: claimed && clean,
       matchedAs: clean ? listed.id : null,
+      usableByOthers: !(claimed && clean),
     });
     expect(await run('claims-once', [[listed]])).toEqual(both(true, true));
     expect(await run('claims-twice', [[listed], [listed]])).toEqual(both(false, false));
@@ -266,6 +277,7 @@ describe("a fresh bridge's first sync over a provisioned platform", () => {
       clean: false,
       claimedWhenPlanned: false,
       matchedAs: null,
+      usableByOthers: true,
     });
   });
 
@@ -281,6 +293,7 @@ describe("a fresh bridge's first sync over a provisioned platform", () => {
       listing.claimCleanWhenListed();
       for (const page of [[stale], [listed], [stale]]) await listing.indexPage('user', page);
       expect((await listing.resources('user', [listed.id]))[0]?.claimed).toBe(false);
+      expect(await usable(listing)).toEqual({ usableByOthers: true });
       expect(await cleanUsersOf(listing, ['ada'], keys.syncWork('claims-given-back', 'src:u:docs'))).toEqual([
         false,
       ]);

@@ -26,7 +26,8 @@ export const DIGEST_PREFIX = {
  * one whose desired state is staged after all leaves ls:u:clean and gives back unclaimed the
  * account the listing claimed for it (its current target id may have moved since). KEYS [1]
  * ls:u:clean, [2] src:u:docs, [3] ls:u:r. ARGV [1..2] the family of user identity hashes, [3] the
- * claim ('1' or ''), then the ids.
+ * claim ('1' or ''), then the ids. Returns {the flags, the accounts given back} (to be indexed by
+ * externalId and name: SyncListing.reindex).
  */
 export const CLEAN_USERS = `
 local stem, suffix, claimed = ARGV[1], ARGV[2], ARGV[3] == '1'
@@ -57,7 +58,7 @@ for i = 1, #ids do
   end
 end
 local entries = bulkRead('HMGET', KEYS[3], targets)
-local writes, taken = {}, {}
+local writes, taken, given = {}, {}, {}
 for j, t in ipairs(targets) do
   local entry = entries[j]
   local flag = entry and string.sub(entry, 1, 1)
@@ -65,6 +66,7 @@ for j, t in ipairs(targets) do
     if flag == 'M' then
       writes[#writes + 1] = t
       writes[#writes + 1] = 'm' .. string.sub(entry, 2)
+      given[#given + 1] = t
     end
   elseif flag == 'm' and not taken[t] then
     taken[t] = true
@@ -75,7 +77,7 @@ for j, t in ipairs(targets) do
 end
 bulkWrite('HSET', KEYS[3], writes)
 bulkWrite('HDEL', KEYS[1], back)
-return out
+return {out, given}
 `;
 
 /**

@@ -24,21 +24,18 @@ import { DIGEST_PREFIX } from './sync-clean.lua.js';
  * unless its account is listed twice (a page shifted under the listing): then it is planned, and an
  * account an earlier page claimed for it is given back. One command covers the page where it can
  * (bulk.lua.ts). Returns {resources new to the index, of them the managed identities' targets (any
- * input's)}.
+ * input's), the accounts given back: not indexed by externalId and name while claimed, they are to
+ * be indexed so (SyncListing.reindex)}.
  */
 export const INDEX_PAGE = `
 local listed, byExternalId, byName, targetIds, managed, clean = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[6]
 local scope, stem, suffix, docStem, docSuffix = ARGV[1], ARGV[2], ARGV[3], ARGV[4], ARGV[5]
 local users, claim = ARGV[6] == 'u', ARGV[7] == '1'
 ${BULK_HELPERS}
-local ids, names, packs, byX = {}, {}, {}, {}
+local ids, exts, names, packs = {}, {}, {}, {}
 for i = 8, #ARGV, 4 do
   local at = #ids + 1
-  ids[at], names[at], packs[at] = ARGV[i], ARGV[i + 2], ARGV[i + 3]
-  if ARGV[i + 1] ~= '' then
-    byX[#byX + 1] = ARGV[i + 1]
-    byX[#byX + 1] = ARGV[i]
-  end
+  ids[at], exts[at], names[at], packs[at] = ARGV[i], ARGV[i + 1], ARGV[i + 2], ARGV[i + 3]
 end
 local holders = bulkRead('HMGET', targetIds, ids)
 local known = {}
@@ -74,7 +71,7 @@ end
 -- An id listed before (on an earlier page, or earlier on this one) is not new, and its holder is
 -- never clean: the last word on a holder decides whether it is in ls:u:clean.
 local before = bulkRead('HMGET', listed, ids)
-local seen, cleanState, cleanTarget, byN = {}, {}, {}, {}
+local seen, cleanState, cleanTarget = {}, {}, {}
 local added, addedManaged = 0, 0
 for i = 1, #ids do
   local id, holder = ids[i], holders[i]
@@ -89,19 +86,26 @@ for i = 1, #ids do
     cleanState[holder] = false
   end
   seen[id] = true
-  byN[#byN + 1] = names[i]
-  byN[#byN + 1] = id
 end
 -- With claim, a clean user's account is written claimed (M) as its match: CLEAN_USERS then only
--- counts it (or gives it back, should its desired state be staged after all).
-local entries = {}
+-- counts it (or gives it back, should its desired state be staged after all). No other identity
+-- can match it, so it is not indexed by externalId and name (a claim given back is indexed then).
+local entries, byX, byN = {}, {}, {}
 for i = 1, #ids do
   local flag = flags[i]
   if claim and isClean[i] and cleanState[holders[i]] then flag = 'M' end
   entries[#entries + 1] = ids[i]
   entries[#entries + 1] = flag .. packs[i]
+  if flag ~= 'M' then
+    if exts[i] ~= '' then
+      byX[#byX + 1] = exts[i]
+      byX[#byX + 1] = ids[i]
+    end
+    byN[#byN + 1] = names[i]
+    byN[#byN + 1] = ids[i]
+  end
 end
-local cleanAdd, cleanDrop = {}, {}
+local cleanAdd, cleanDrop, given = {}, {}, {}
 for holder, state in pairs(cleanState) do
   if state then
     cleanAdd[#cleanAdd + 1] = holder
@@ -119,6 +123,7 @@ if claim and #cleanDrop > 0 then
     if entry and string.sub(entry, 1, 1) == 'M' then
       back[#back + 1] = was[j]
       back[#back + 1] = 'm' .. string.sub(entry, 2)
+      given[#given + 1] = was[j]
     end
   end
   bulkWrite('HSET', listed, back)
@@ -128,7 +133,7 @@ bulkWrite('HDEL', clean, cleanDrop)
 bulkWrite('HSET', listed, entries)
 bulkWrite('HSET', byExternalId, byX)
 bulkWrite('HSET', byName, byN)
-return {added, addedManaged}
+return {added, addedManaged, given}
 `;
 
 /**
