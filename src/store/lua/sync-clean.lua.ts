@@ -35,7 +35,15 @@ ${BULK_HELPERS}
 local ids = {}
 for i = 4, #ARGV do ids[#ids + 1] = ARGV[i] end
 local found = bulkRead('HMGET', KEYS[1], ids)
-local staged = bulkRead('HMGET', KEYS[2], ids)
+-- Only users found clean are looked for among the staged (whose docs the reply would carry).
+local cleanIds, cleanAt, staged = {}, {}, {}
+for i = 1, #ids do
+  if found[i] then
+    cleanIds[#cleanIds + 1] = ids[i]
+    cleanAt[#cleanIds] = i
+  end
+end
+for j, doc in ipairs(bulkRead('HMGET', KEYS[2], cleanIds)) do staged[cleanAt[j]] = doc end
 local out, targets, at, back = {}, {}, {}, {}
 for i = 1, #ids do
   out[i] = ''
@@ -168,12 +176,11 @@ local function sameMembers(targets, from, to, packed)
 end
 local ids = {}
 for i = 13, #ARGV do ids[#ids + 1] = ARGV[i] end
--- Groups that may be clean: managed, not staged, recorded clean, of the run's owner.
-local isStaged = bulkRead('HMGET', staged, ids)
+-- Groups that may be clean: managed, recorded clean, of the run's owner.
 local isManaged = bulkRead('SMISMEMBER', managed, ids)
 local open, marks, targets = {}, {}, {}
 for i, id in ipairs(ids) do
-  if not isStaged[i] and isManaged[i] == 1 then
+  if isManaged[i] == 1 then
     local h = redis.call('HMGET', stem .. id .. suffix, 'o', 'dg', 't', 'pk', 'pc')
     if h[2] and h[3] and not h[4] and not h[5] and (scope == '' or h[1] == scope) then
       open[#open + 1] = i
@@ -182,7 +189,8 @@ for i, id in ipairs(ids) do
     end
   end
 end
--- Of them, those whose own account is listed unclaimed, it and their desired state as recorded.
+-- Of them, those whose own account is listed unclaimed, it and their desired state as recorded
+-- (the stored one: not staged by the run).
 local holders = bulkRead('HMGET', tids, targets)
 local entries = bulkRead('HMGET', listed, targets)
 local docKeys = {}
@@ -193,7 +201,8 @@ for j, i in ipairs(open) do
   local entry, doc = entries[j], docs[j]
   local packed = entry and string.sub(entry, 2)
   if holders[j] == ids[i] and entry and string.sub(entry, 1, 1) == 'm' and doc
-    and marks[j] == redis.sha1hex('${DIGEST_PREFIX.group}\\n' .. doc .. '\\n' .. packed) then
+    and marks[j] == redis.sha1hex('${DIGEST_PREFIX.group}\\n' .. doc .. '\\n' .. packed)
+    and redis.call('HEXISTS', staged, ids[i]) == 0 then
     local key = memStem .. ids[i] .. memSuffix
     local size = redis.call('SCARD', key)
     if size <= budget then
