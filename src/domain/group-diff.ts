@@ -15,7 +15,7 @@ export type GroupAttribute = 'displayName' | 'externalId' | 'members';
  * The version of the rules diffGroup compares displayName and externalId by. A full sync records a
  * group it found matching by the digest of its desired state and its account (as users: see
  * USER_COMPARISON_VERSION) and counts it unchanged while both stay the same and its members still
- * resolve to the account's members (store/lua/sync-listing.lua.ts, CLEAN_GROUPS): bump this when
+ * resolve to the account's members (store/lua/sync-clean.lua.ts, CLEAN_GROUPS): bump this when
  * the rules change.
  */
 export const GROUP_COMPARISON_VERSION = 1;

@@ -15,7 +15,7 @@ export type UserAttribute = 'userName' | 'externalId' | 'active' | 'name' | 'ema
 
 /**
  * The version of the rules diffUser compares by. A full sync records a user it found matching by
- * the digest of its desired state and its account (store/sync-listing.store.ts, cleanDigest) and
+ * the digest of its desired state and its account (store/sync-clean.store.ts, cleanDigest) and
  * counts it unchanged while both stay the same: bump this when the rules change, so that no user
  * found matching under the old ones is skipped under the new.
  */

@@ -23,7 +23,7 @@ export { SCRATCH_TABLES, syncWorkParts, type ScratchTable, type SyncWorkPart } f
  *                              dg = SHA-1 of its desired state and its account's compact form, as
  *                              a full sync found them matching: a later sync that finds both the
  *                              same (and a group's members resolving to the account's) need not
- *                              plan it (sync-listing.lua.ts)
+ *                              plan it (sync-listing.lua.ts, sync-clean.lua.ts)
  *   P:K:d:<id>          string the desired state (compact JSON, domain/canonical.ts); absent: not desired
  *   P:K:x:<id>          string attributes kept for the SCIM server, not managed on the target
  *   P:K:h:<id>          list   capped history, newest first (JSON entries)

@@ -49,7 +49,7 @@ export class SyncPlanWriter {
 
   /**
    * An identity the plan found matching its account, whose desired state the run writes: recorded
-   * clean once written (its digest: sync-listing.store.ts, cleanDigest).
+   * clean once written (its digest: sync-clean.store.ts, cleanDigest).
    */
   cleanOnceWritten(kind: IdentityKind, id: string, digest: string): void {
     this.push(this.lists, 'clean:written', JSON.stringify([id, digest, kind]));

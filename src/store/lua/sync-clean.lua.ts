@@ -11,7 +11,7 @@ import { BULK_HELPERS } from './bulk.lua.js';
 
 /**
  * What a clean digest (dg) starts with, per kind: the version of the rules its kind is compared by
- * (cleanDigest in sync-listing.store.ts computes it as the scripts here do).
+ * (cleanDigest in sync-clean.store.ts computes it as the scripts here do).
  */
 export const DIGEST_PREFIX = {
   user: `${USER_COMPARISON_VERSION}`,
@@ -91,7 +91,7 @@ return {out, given}
 /**
  * Records the identities a plan found matching their accounts as listed: their dg, the SHA-1 of
  * their desired state and the account's compact form as the plan compared them (cleanDigest in
- * sync-listing.store.ts), which INDEX_PAGE (users) and CLEAN_GROUPS compute again from what is
+ * sync-clean.store.ts), which INDEX_PAGE (users) and CLEAN_GROUPS compute again from what is
  * stored and listed then — so a dg that no longer fits either finds nobody clean. Each only where
  * the identity exists (a first sync records them once it wrote them). KEYS [1] ls:K:r (routes the
  * call). ARGV [1..2] the family of the kind's identity hashes, then per identity: id, dg.
