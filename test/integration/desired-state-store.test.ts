@@ -135,6 +135,28 @@ describe('desired-state store', () => {
     ]);
   });
 
+  it('replaces thousands of members at once (past what one command may carry), in the member set and in each user’s groups', async () => {
+    const ids = (from: number, to: number) => Array.from({ length: to - from }, (_, n) => `m${from + n}`);
+    const group = (members: string[]) => ({ id: 'big', displayName: 'Big', members });
+    expect((await store.apply([{ op: 'upsertGroup', group: group(ids(0, 9000)) }])).results).toEqual([
+      'created',
+    ]);
+    const replaced = await store.apply([{ op: 'upsertGroup', group: group(ids(4000, 13000)) }]);
+    expect(replaced.results).toEqual(['updated']);
+    const members = (await store.getGroup('big'))?.members ?? [];
+    expect(members).toHaveLength(9000);
+    expect(new Set(members)).toEqual(new Set(ids(4000, 13000)));
+    const groupsOf = (id: string) => redis.zrangebylex(keys.memberOf(), `[${id}\n`, `(${id}\x0b`);
+    expect(await groupsOf('m0')).toEqual([]);
+    expect(await groupsOf('m3999')).toEqual([]);
+    expect(await groupsOf('m4000')).toEqual(['m4000\nbig']);
+    expect(await groupsOf('m12999')).toEqual(['m12999\nbig']);
+    expect(await redis.zcount(keys.memberOf(), '-inf', '+inf')).toBeGreaterThanOrEqual(9000);
+    expect((await store.apply([{ op: 'upsertGroup', group: group(ids(4000, 13000)) }])).results).toEqual([
+      'unchanged',
+    ]);
+  });
+
   it('keeps extra attributes beside the desired state without making it dirty', async () => {
     await redis.zrem(keys.dirty(), 'user:b');
     const result = await store.apply([

@@ -29,40 +29,55 @@ local function ownedElsewhere(op)
   return nil
 end
 
--- Records OWNER as the owner and keeps P:K:own:<owner> in step (scored as in P:K:all).
-local function setOwner(k, op)
-  local o = redis.call('HGET', op.K.i, 'o')
+-- Records OWNER as the owner and keeps P:K:own:<owner> in step (scored as in P:K:all). The caller
+-- may pass what it read already: seq (the identity's score in P:K:all), o (its recorded owner, false
+-- for none); with fields, the hash's new owner goes there for the caller's one HSET. P:owners
+-- takes OWNER once a batch.
+local ownerListed = false
+local function setOwner(k, op, seq, o, fields)
+  if o == nil then o = redis.call('HGET', op.K.i, 'o') end
   if o and o ~= OWNER then redis.call('ZREM', ownedKey(k, o), op.id) end
-  if o ~= OWNER then redis.call('HSET', op.K.i, 'o', OWNER) end
-  local seq = redis.call('ZSCORE', IX[k].all, op.id)
+  if o ~= OWNER then
+    if fields then
+      fields[#fields + 1] = 'o'
+      fields[#fields + 1] = OWNER
+    else
+      redis.call('HSET', op.K.i, 'o', OWNER)
+    end
+  end
+  seq = seq or redis.call('ZSCORE', IX[k].all, op.id)
   if seq then redis.call('ZADD', IX[k].own, seq, op.id) end
-  redis.call('SADD', OWNERS, OWNER)
+  if not ownerListed then
+    redis.call('SADD', OWNERS, OWNER)
+    ownerListed = true
+  end
 end
 
--- Whether another input's identity holds name (in index field) while OWNER's op claims it.
-local function foreignHolder(k, field, value, id)
-  if not value then return nil end
-  local h = redis.call('HGET', field, value)
+-- The other input that owns h, the holder of a name or externalId an op of OWNER claims for id.
+local function foreignOwner(k, h, id)
   if not h or h == id then return nil end
   local o = redis.call('HGET', identityKey(k, h), 'o')
-  if o and o ~= OWNER then return h, o end
+  if o and o ~= OWNER then return o end
   return nil
 end
 
--- Parks an upsert whose name or externalId another input's identity holds: the conflict's id.
+-- Parks an upsert whose name or externalId another input's identity holds: the conflict's id (nil
+-- for none), and the holder of the op's name in P:K:name as it stands (nil for none).
 local function clash(k, op)
-  local by = BY_NAME[k]
-  local h, o = foreignHolder(k, IX[k].name, op.new.n, op.id)
-  if not h then
+  local nameHolder = redis.call('HGET', IX[k].name, op.new.n)
+  local by, h = BY_NAME[k], nameHolder
+  local o = foreignOwner(k, h, op.id)
+  if not o then
     by = 'externalId'
-    h, o = foreignHolder(k, IX[k].ext, op.new.x, op.id)
+    h = op.new.x and redis.call('HGET', IX[k].ext, op.new.x)
+    o = foreignOwner(k, h, op.id)
   end
-  if not h then return nil end
+  if not o then return nil, nameHolder end
   local account = {by = by}
   local t = redis.call('HGET', identityKey(k, h), 't')
   if t then account.targetId = t end
   return recordConflict({ik = KIND[k], kind = 'account', claimant = party(OWNER, op.id, docName(op.doc)),
-    holder = party(o, h, docName(redis.call('GET', docKey(k, h)))), account = account})
+    holder = party(o, h, docName(redis.call('GET', docKey(k, h)))), account = account}), nameHolder
 end
 
 -- A change refused because another input owns the identity, noted in its history.

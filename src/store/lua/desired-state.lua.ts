@@ -91,11 +91,16 @@ ${OWNERSHIP}
 local function history(op)
   if op.entry and op.entry ~= '' then pushHistory(op.K.h, op.entry) end
 end
-local function remember(k, op)
-  if not redis.call('ZSCORE', IX[k].all, op.id) then
-    redis.call('ZADD', IX[k].all, redis.call('INCR', IX[k].seq), op.id)
-    redis.call('HSET', op.K.i, 'cr', now)
-  end
+-- Gives a new identity its place in P:K:all (and its creation time, into the caller's fields);
+-- returns its score there.
+local function remember(k, op, fields)
+  local seq = redis.call('ZSCORE', IX[k].all, op.id)
+  if seq then return seq end
+  seq = redis.call('INCR', IX[k].seq)
+  redis.call('ZADD', IX[k].all, seq, op.id)
+  fields[#fields + 1] = 'cr'
+  fields[#fields + 1] = now
+  return seq
 end
 local function changed(op)
   redis.call('HSET', op.K.i, 'ts', now)
@@ -120,15 +125,17 @@ local function setExtra(op)
   return true
 end
 
--- Writes an upsert's doc and indexes (parked: in the parked indexes) and its owner.
-local function store(k, op, cur, oldIx, parked)
+-- Writes an upsert's doc and indexes (parked: in the parked indexes) and its owner (o: the one
+-- recorded, false for none, nil when not read); the hash's fields in one command.
+local function store(k, op, cur, oldIx, parked, o)
   if cur then dropEntries(k, op.id, OWNER, entries(k, cur, oldIx)) end
   addEntries(k, op.id, OWNER, op.new, parked)
   redis.call('SET', op.K.d, op.doc)
-  if op.ix then redis.call('HSET', op.K.i, 'ix', op.ix) elseif oldIx then redis.call('HDEL', op.K.i, 'ix') end
-  remember(k, op)
-  setOwner(k, op)
-  changed(op)
+  local fields = op.ix and {'ts', now, 'ix', op.ix} or {'ts', now}
+  if oldIx and not op.ix then redis.call('HDEL', op.K.i, 'ix') end
+  setOwner(k, op, remember(k, op, fields), o, fields)
+  redis.call('HSET', op.K.i, unpack(fields))
+  redis.call('HINCRBY', op.K.i, 'v', 1)
   history(op)
 end
 
@@ -153,21 +160,21 @@ local function upsertIdentity(k, op)
   if op.elsewhere then return claimSameId(k, op, op.elsewhere) end
   if stale(op) then return 'stale' end
   local cur = redis.call('GET', op.K.d)
-  local pk = cur and redis.call('HGET', op.K.i, 'pk')
+  local f = redis.call('HMGET', op.K.i, 'pk', 'ix', 'o')
+  local pk = cur and f[1]
   if pk then return upsertParked(k, op, cur, pk, false) end
-  local conflict = clash(k, op)
+  local conflict, holder = clash(k, op)
   if conflict then return upsertParked(k, op, cur, conflict, true) end
-  local oldIx = redis.call('HGET', op.K.i, 'ix')
-  local holder = redis.call('HGET', IX[k].name, op.new.n)
+  local oldIx, o = f[2], f[3]
   local extraChanged = setExtra(op)
   local change = cur ~= op.doc or holder ~= op.id
   if k == 'g' and op.members then change = setMembers(op.K.m, op.id, op.members) or change end
   if not change then
     if extraChanged then changed(op) end
-    if not redis.call('HGET', op.K.i, 'o') then setOwner(k, op) end
+    if not o then setOwner(k, op, nil, false) end
     return 'unchanged'
   end
-  store(k, op, cur, oldIx, false)
+  store(k, op, cur, oldIx, false, o)
   if not op.clean then dirty(MARK[k] .. op.id) end
   if cur then return 'updated' end
   return 'created'

@@ -92,22 +92,35 @@ local function removeMember(memKey, g, u)
   redis.call('SREM', memKey, u)
   redis.call('ZREM', MEMBER_OF, u .. '\\n' .. g)
 end
--- Makes a group's member set equal to members; true when that changed it.
+-- Runs command on key with the list as its arguments, 1,000 at a time (Lua's unpack stops near
+-- 8,000; an even count keeps ZADD's score-member pairs whole).
+local function inThousands(command, key, list)
+  for from = 1, #list, 1000 do
+    redis.call(command, key, unpack(list, from, math.min(from + 999, #list)))
+  end
+end
+-- Makes a group's member set equal to members, a few commands in all; true when that changed it.
 local function setMembers(memKey, g, members)
   local want = {}
-  local moved = false
   for _, m in ipairs(members) do want[m] = true end
+  local gone, goneOf = {}, {}
   for _, m in ipairs(redis.call('SMEMBERS', memKey)) do
     if want[m] then want[m] = nil else
-      removeMember(memKey, g, m)
-      moved = true
+      gone[#gone + 1] = m
+      goneOf[#goneOf + 1] = m .. '\\n' .. g
     end
   end
+  local added, addedOf = {}, {}
   for m, _ in pairs(want) do
-    addMember(memKey, g, m)
-    moved = true
+    added[#added + 1] = m
+    addedOf[#addedOf + 1] = 0
+    addedOf[#addedOf + 1] = m .. '\\n' .. g
   end
-  return moved
+  inThousands('SREM', memKey, gone)
+  inThousands('ZREM', MEMBER_OF, goneOf)
+  inThousands('SADD', memKey, added)
+  inThousands('ZADD', MEMBER_OF, addedOf)
+  return #gone > 0 or #added > 0
 end
 
 local function pushHistory(historyKey, entry)
