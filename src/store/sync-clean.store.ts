@@ -23,6 +23,12 @@ const GROUP_MEMBERS_PER_CALL = 2000;
  */
 const GROUP_CHECK_WEIGHT = 50;
 
+/** An identity a plan found matching its account, and the digest it is recorded clean by (cleanDigest). */
+export interface CleanFound {
+  id: string;
+  digest: string;
+}
+
 /** Where CLEAN_GROUPS finds the run's staged groups, its source's users and its plan's matches. */
 export interface GroupPlanKeys {
   /** src:g:docs. */
@@ -114,7 +120,7 @@ export class SyncCleanChecks {
    * desired state and account as compared (cleanDigest), so that the next sync that lists them so
    * finds them clean. Where an identity is not stored, nothing is recorded for it.
    */
-  async mark(kind: IdentityKind, found: readonly { id: string; digest: string }[]): Promise<void> {
+  async mark(kind: IdentityKind, found: readonly CleanFound[]): Promise<void> {
     const head = familyArgs(this.keys.identityFamily(kind));
     const key = this.listing.indexKey(kind);
     await Promise.all(

@@ -142,10 +142,12 @@ export class SyncListing {
       if (resource.externalId) externalIds.push(resource.externalId, resource.id);
       names.push(observedName(kind, resource), resource.id);
     }
-    await storeCall(async () => {
-      if (externalIds.length > 0) await this.redis.hset(byExternalId, ...externalIds);
-      if (names.length > 0) await this.redis.hset(byName, ...names);
-    });
+    await storeCall(() =>
+      Promise.all([
+        externalIds.length > 0 ? this.redis.hset(byExternalId, ...externalIds) : 0,
+        names.length > 0 ? this.redis.hset(byName, ...names) : 0,
+      ]),
+    );
   }
 
   /**

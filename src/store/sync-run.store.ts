@@ -16,7 +16,7 @@ import type { Keys } from './keys.js';
 import type { RedisClient } from './redis-connection.js';
 import { storeCall } from './redis-errors.js';
 import { StatusQueries } from './status.queries.js';
-import { SyncCleanChecks } from './sync-clean.store.js';
+import { SyncCleanChecks, type CleanFound } from './sync-clean.store.js';
 import { SyncListing } from './sync-listing.store.js';
 import { SyncPlanWriter, type ParkConflict } from './sync-plan-writer.js';
 import { STAGING_TTL_MS, SyncStaging } from './sync-staging.store.js';
@@ -57,9 +57,6 @@ export interface RemovalCounts {
   creating: number;
   managedDesired: number;
 }
-
-/** An identity found matching, and the digest it is recorded clean by. */
-type CleanFound = { id: string; digest: string };
 
 /**
  * The store side of one full sync (keys.ts, P:sync:<id>:…): its staging of the source, its index of
@@ -155,8 +152,7 @@ export class SyncRunStore {
         const [id, digest, kind] = JSON.parse(line) as [string, string, IdentityKind?];
         found[kind ?? 'user'].push({ id, digest });
       }
-      await this.clean.mark('user', found.user);
-      await this.clean.mark('group', found.group);
+      await Promise.all([this.clean.mark('user', found.user), this.clean.mark('group', found.group)]);
     }
   }
 

@@ -1,6 +1,6 @@
 import { platformExternalId, type IdentityKind } from '../domain/identity.js';
 import type { Decision } from '../domain/sync-plan.js';
-import { cleanDigest } from '../store/sync-clean.store.js';
+import { cleanDigest, type CleanFound } from '../store/sync-clean.store.js';
 import type { ListedResource, MatchKeys } from '../store/sync-listing.store.js';
 import type { ChunkIdentity } from '../store/sync-run.store.js';
 import type { FullSyncDeps } from './full-sync.context.js';
@@ -81,7 +81,7 @@ export async function planSource<I extends Identity, X, R extends Observed>(
     await run.cancel.check();
     const { ids, clean, read, chunk, identities, lookups, extra, candidates, held } = fetched;
     counted(ctx, kind, clean, read);
-    const matching: Clean[] = [];
+    const matching: CleanFound[] = [];
     ctx.claimedUnmanaged[kind] += candidates.claimedUnmanaged;
     const sink = decisionSink(ctx, recent);
     for (const [i, identity] of identities.entries()) {
@@ -165,8 +165,6 @@ function marksClean(ctx: MergeContext): boolean {
   return ctx.run.mode.writes && !ctx.link;
 }
 
-type Clean = { id: string; digest: string };
-
 /**
  * An identity whose desired state matches its account — its recorded one, or the one the run
  * adopts — with the digest a later sync finds it clean by (once written, when this run stages its
@@ -177,7 +175,7 @@ function found(
   item: Desired,
   decision: Decision,
   listed: readonly (ListedResource | undefined)[],
-): Clean | undefined {
+): CleanFound | undefined {
   const { targetId, managed } = item.known;
   const matched = decision.matched;
   if (decision.counted !== 'unchanged' || decision.change || matched === undefined) return undefined;
